@@ -1,0 +1,25 @@
+package dev.idem.api;
+
+/**
+ * Root of every error idem raises on purpose. Each subclass names one case and the HTTP
+ * status the IETF Idempotency-Key draft (or plain HTTP semantics) gives it, so a server
+ * can map any idem failure without a table of its own.
+ */
+public class IdempotencyException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** Creates an exception with a message. */
+    public IdempotencyException(String message) {
+        super(message);
+    }
+
+    /** Creates an exception with a message and a cause. */
+    public IdempotencyException(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+    /** The HTTP status this failure maps to; 500 unless a subclass says otherwise. */
+    public int httpStatus() {
+        return 500;
+    }
+}

@@ -1,0 +1,127 @@
+package dev.idem.api;
+
+import java.util.Objects;
+
+/**
+ * The identity of one intent: who asks ({@code scope}), what they ask for
+ * ({@code operation}) and the client's token ({@code key}).
+ *
+ * <p>The same token under another scope or operation is another intent, so a token
+ * leaked by one tenant can never replay another tenant's outcome. Instances are
+ * immutable and validated on construction:
+ * <ul>
+ *   <li>{@code key}: 1..{@value #MAX_KEY_LENGTH} characters of visible printable ASCII
+ *       ({@code 0x21..0x7E});</li>
+ *   <li>{@code scope} and {@code operation}: 1..{@value #MAX_SCOPE_LENGTH} characters,
+ *       no ISO control characters (any other Unicode is allowed).</li>
+ * </ul>
+ * A violation throws {@link InvalidIdempotencyKeyException} naming the part and the reason.
+ */
+public final class IdempotencyKey {
+    /** Longest client token accepted. */
+    public static final int MAX_KEY_LENGTH = 255;
+    /** Longest scope or operation accepted, in UTF-16 code units. */
+    public static final int MAX_SCOPE_LENGTH = 200;
+
+    private final String scope;
+    private final String operation;
+    private final String key;
+    private final int hash;
+
+    private IdempotencyKey(String scope, String operation, String key) {
+        this.scope = checkName("scope", scope);
+        this.operation = checkName("operation", operation);
+        this.key = checkToken(key);
+        this.hash = Objects.hash(scope, operation, key);
+    }
+
+    /**
+     * Builds and validates a key.
+     *
+     * @throws InvalidIdempotencyKeyException if any part is null, empty, too long or has
+     *     a forbidden character
+     */
+    public static IdempotencyKey of(String scope, String operation, String key) {
+        return new IdempotencyKey(scope, operation, key);
+    }
+
+    /** The tenant or authenticated principal the key belongs to. */
+    public String scope() {
+        return scope;
+    }
+
+    /** The endpoint or operation name the key applies to. */
+    public String operation() {
+        return operation;
+    }
+
+    /** The client's token. */
+    public String key() {
+        return key;
+    }
+
+    private static String checkName(String part, String value) {
+        if (value == null) {
+            throw new InvalidIdempotencyKeyException(part + " must not be null");
+        }
+        if (value.isEmpty()) {
+            throw new InvalidIdempotencyKeyException(part + " must not be empty");
+        }
+        if (value.length() > MAX_SCOPE_LENGTH) {
+            throw new InvalidIdempotencyKeyException(
+                    part + " is " + value.length() + " characters long; at most " + MAX_SCOPE_LENGTH + " allowed");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            if (Character.isISOControl(value.charAt(i))) {
+                throw new InvalidIdempotencyKeyException(
+                        part + " has a control character at index " + i);
+            }
+        }
+        return value;
+    }
+
+    private static String checkToken(String value) {
+        if (value == null) {
+            throw new InvalidIdempotencyKeyException("key must not be null");
+        }
+        if (value.isEmpty()) {
+            throw new InvalidIdempotencyKeyException("key must not be empty");
+        }
+        if (value.length() > MAX_KEY_LENGTH) {
+            throw new InvalidIdempotencyKeyException(
+                    "key is " + value.length() + " characters long; at most " + MAX_KEY_LENGTH + " allowed");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < 0x21 || c > 0x7E) {
+                throw new InvalidIdempotencyKeyException(String.format(
+                        "key has a character outside visible ASCII (U+%04X) at index %d", (int) c, i));
+            }
+        }
+        return value;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof IdempotencyKey)) {
+            return false;
+        }
+        IdempotencyKey other = (IdempotencyKey) o;
+        return hash == other.hash && key.equals(other.key) && operation.equals(other.operation)
+                && scope.equals(other.scope);
+    }
+
+    @Override
+    public int hashCode() {
+        return hash;
+    }
+
+    /** Scope, operation and token; tokens are not secrets, payloads never appear here. */
+    @Override
+    public String toString() {
+        return "IdempotencyKey[" + scope + ", " + operation + ", " + key + "]";
+    }
+}

@@ -1,0 +1,80 @@
+package dev.idem.api.store;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.StoreUnavailableException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The persistence SPI: a handful of atomic operations over opaque bytes. Each operation
+ * must be atomic with respect to every other operation on the same key, across all
+ * processes sharing the backend, and on a remote backend should be one round trip.
+ *
+ * <p>"Now" is the store's clock. A record whose {@code expiresAt <= now} is absent for every
+ * operation. Fencing: {@link #complete}, {@link #release} and {@link #extendLease} act only
+ * if the record is IN_PROGRESS (unexpired) and carries the caller's token; otherwise they
+ * change nothing and report failure. The lease deadline is not checked by them: a worker
+ * whose lease lapsed but was not taken over still holds the only valid token, and letting
+ * it finish is safe.
+ *
+ * <p>Backend failures (unreachable, timeout, throttled, a reply that cannot be parsed) are
+ * thrown as {@link StoreUnavailableException}; a store never turns an error into "absent".
+ * Implementations are thread-safe.
+ */
+public interface IdempotencyStore extends AutoCloseable {
+
+    /**
+     * In one atomic step: if the key is absent, expired or RELEASED, write
+     * {@code IN_PROGRESS(fingerprint, fencingToken, lease = now + lease, expiresAt = now + ttl)}
+     * with attempt 1 (or the released record's attempt + 1) and return ACQUIRED; else if it
+     * is IN_PROGRESS with {@code leaseExpiresAt <= now} and the same fingerprint, overwrite it
+     * the same way with attempt + 1 and return TAKEN_OVER; else return EXISTING with the
+     * record unchanged (state, fingerprint, outcome).
+     *
+     * @param fencingToken a fresh token chosen by the caller (unique per claim)
+     */
+    ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease, Duration ttl);
+
+    /**
+     * Stores the outcome and flips the record to COMPLETED with {@code expiresAt = now + ttl},
+     * if the caller's token is current. Repeating a successful complete with the same token
+     * returns true again (so an ambiguous network failure can be retried).
+     *
+     * @return false if the token is not current (the lease was lost); nothing changed then
+     */
+    boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl);
+
+    /**
+     * Gives the key back after a transient failure (state RELEASED), if the token is current,
+     * so the next claim runs the work again.
+     *
+     * @return false if the token is not current; nothing changed then
+     */
+    boolean release(IdempotencyKey key, long fencingToken);
+
+    /**
+     * Moves the lease deadline to {@code now + lease} (and {@code expiresAt} to at least that),
+     * if the token is current.
+     *
+     * @return the new lease deadline, or empty if the token is not current
+     */
+    Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease);
+
+    /** The unexpired record for the key, if any (RELEASED records included). */
+    Optional<StoredRecord> find(IdempotencyKey key);
+
+    /**
+     * Deletes up to {@code limit} expired records and returns how many it deleted. Meant to
+     * be called periodically; stores with native expiry may return 0.
+     */
+    int purgeExpired(int limit);
+
+    /** What this store can do. */
+    StoreCapabilities capabilities();
+
+    /** Releases resources the store created itself; never closes clients the user passed in. */
+    @Override
+    default void close() {
+    }
+}

@@ -1,0 +1,20 @@
+package dev.idem.api.store;
+
+/**
+ * What a store can do beyond the required operations, so the engine and the test kit can
+ * adapt instead of guessing.
+ *
+ * @param nativeExpiry the backend removes expired records by itself (Redis TTL, DynamoDB
+ *     TTL), so {@link IdempotencyStore#purgeExpired} is optional housekeeping
+ * @param serverClock leases and expiry are judged by the backend's clock, not the JVM's,
+ *     so application nodes with skewed clocks cannot steal live leases
+ * @param maxOutcomeBytes the largest outcome {@link IdempotencyStore#complete} accepts
+ */
+public record StoreCapabilities(boolean nativeExpiry, boolean serverClock, int maxOutcomeBytes) {
+    /** Validates the values. */
+    public StoreCapabilities {
+        if (maxOutcomeBytes < 1) {
+            throw new IllegalArgumentException("maxOutcomeBytes must be positive but was " + maxOutcomeBytes);
+        }
+    }
+}

@@ -1,0 +1,451 @@
+package dev.idem.store.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ClaimResult.Status;
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.RecordState;
+import dev.idem.api.store.StoredRecord;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The store contract, as JUnit 5 tests. An adapter's test extends this class and
+ * implements {@link #createFixture()}; everything else is inherited.
+ *
+ * <p>Every test works under its own random scope, so tests never see each other's records
+ * and the backend needs no cleaning between them.
+ */
+@Timeout(120)
+public abstract class IdempotencyStoreContract {
+    private static final long TOKEN_SEED = 0x5EED_1DE3L;
+
+    /** The fixture for the current test. */
+    protected StoreFixture fixture;
+    /** {@code fixture.store()}. */
+    protected IdempotencyStore store;
+    private String scope;
+    private final AtomicLong tokens = new AtomicLong(TOKEN_SEED);
+
+    /** Builds the fixture for one test; called before each test. */
+    protected abstract StoreFixture createFixture() throws Exception;
+
+    @BeforeEach
+    final void setUpContract() throws Exception {
+        fixture = createFixture();
+        store = fixture.store();
+        scope = "tck-" + UUID.randomUUID();
+    }
+
+    /** A key in this test's scope. */
+    protected IdempotencyKey key(String token) {
+        return IdempotencyKey.of(scope, "charge", token);
+    }
+
+    /** A distinct fencing token. */
+    protected long token() {
+        return tokens.incrementAndGet() * 0x9E3779B97F4A7C15L;
+    }
+
+    /** A distinct fingerprint for {@code s}. */
+    protected static byte[] fp(String s) {
+        return ("fp:" + s).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private ClaimResult claim(IdempotencyKey key, String fp, long token) {
+        return store.claim(key, fp(fp), token, fixture.lease(), fixture.ttl());
+    }
+
+    @Test
+    void claimOnAbsentKeyAcquiresAnInProgressRecord() {
+        long t = token();
+        ClaimResult r = claim(key("k1"), "a", t);
+        assertThat(r.status()).isEqualTo(Status.ACQUIRED);
+        StoredRecord rec = r.record();
+        assertThat(rec.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(rec.fencingToken()).isEqualTo(t);
+        assertThat(rec.attempt()).isEqualTo(1);
+        assertThat(rec.fingerprint()).isEqualTo(fp("a"));
+        assertThat(rec.outcome()).isNull();
+        assertThat(rec.leaseExpiresAt()).isAfter(r.storeTime());
+        assertThat(rec.leaseExpiresAt()).isBeforeOrEqualTo(r.storeTime().plus(fixture.lease()).plusMillis(1));
+        assertThat(rec.expiresAt()).isAfterOrEqualTo(rec.leaseExpiresAt());
+        assertThat(store.find(key("k1"))).get().extracting(StoredRecord::state).isEqualTo(RecordState.IN_PROGRESS);
+    }
+
+    @Test
+    void duplicateClaimDuringLiveLeaseSeesTheExistingRecord() {
+        long t = token();
+        claim(key("k1"), "a", t);
+        ClaimResult dup = claim(key("k1"), "a", token());
+        assertThat(dup.status()).isEqualTo(Status.EXISTING);
+        assertThat(dup.claimed()).isFalse();
+        assertThat(dup.record().state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(dup.record().fingerprint()).isEqualTo(fp("a"));
+        assertThat(dup.record().fencingToken()).isEqualTo(t);
+    }
+
+    @Test
+    void completedRecordIsReturnedByClaimWithItsOutcome() {
+        long t = token();
+        claim(key("k1"), "a", t);
+        byte[] outcome = "charged 10 EUR".getBytes(StandardCharsets.UTF_8);
+        assertThat(store.complete(key("k1"), t, outcome, fixture.ttl())).isTrue();
+
+        ClaimResult replay = claim(key("k1"), "a", token());
+        assertThat(replay.status()).isEqualTo(Status.EXISTING);
+        assertThat(replay.record().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(replay.record().outcome()).isEqualTo(outcome);
+        assertThat(replay.record().fingerprint()).isEqualTo(fp("a"));
+        assertThat(replay.record().leaseExpiresAt()).isNull();
+
+        StoredRecord found = store.find(key("k1")).orElseThrow();
+        assertThat(found.state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(found.outcome()).isEqualTo(outcome);
+    }
+
+    @Test
+    void claimWithAnotherFingerprintReturnsTheOriginalRecordUnchanged() {
+        long t = token();
+        claim(key("k1"), "a", t);
+        store.complete(key("k1"), t, new byte[] {1}, fixture.ttl());
+        ClaimResult other = claim(key("k1"), "b", token());
+        assertThat(other.status()).isEqualTo(Status.EXISTING);
+        assertThat(other.record().fingerprint()).isEqualTo(fp("a"));
+        assertThat(other.record().outcome()).containsExactly(1);
+    }
+
+    @Test
+    void completeIsFencedByTheToken() {
+        long t = token();
+        claim(key("k1"), "a", t);
+        assertThat(store.complete(key("k1"), t + 1, new byte[] {9}, fixture.ttl())).isFalse();
+        StoredRecord rec = store.find(key("k1")).orElseThrow();
+        assertThat(rec.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(rec.outcome()).isNull();
+        assertThat(store.complete(key("k1"), t, new byte[] {7}, fixture.ttl())).isTrue();
+    }
+
+    @Test
+    void completeOnAbsentKeyFails() {
+        assertThat(store.complete(key("nobody"), token(), new byte[] {1}, fixture.ttl())).isFalse();
+        assertThat(store.find(key("nobody"))).isEmpty();
+    }
+
+    @Test
+    void repeatedCompleteWithTheSameTokenSucceedsAndKeepsTheFirstOutcome() {
+        long t = token();
+        claim(key("k1"), "a", t);
+        assertThat(store.complete(key("k1"), t, new byte[] {1}, fixture.ttl())).isTrue();
+        assertThat(store.complete(key("k1"), t, new byte[] {1}, fixture.ttl())).isTrue();
+        assertThat(store.complete(key("k1"), t + 1, new byte[] {2}, fixture.ttl())).isFalse();
+        assertThat(store.find(key("k1")).orElseThrow().outcome()).containsExactly(1);
+    }
+
+    @Test
+    void releaseIsFencedAndLetsTheNextClaimRunAgainWithTheNextAttempt() {
+        long t = token();
+        claim(key("k1"), "a", t);
+        assertThat(store.release(key("k1"), t + 1)).isFalse();
+        assertThat(store.find(key("k1")).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+
+        assertThat(store.release(key("k1"), t)).isTrue();
+        assertThat(store.find(key("k1")).orElseThrow().state()).isEqualTo(RecordState.RELEASED);
+        assertThat(store.release(key("k1"), t)).isFalse();
+        assertThat(store.complete(key("k1"), t, new byte[] {1}, fixture.ttl())).isFalse();
+
+        long t2 = token();
+        // A released key is free, even for another request.
+        ClaimResult again = claim(key("k1"), "b", t2);
+        assertThat(again.status()).isEqualTo(Status.ACQUIRED);
+        assertThat(again.record().attempt()).isEqualTo(2);
+        assertThat(again.record().fencingToken()).isEqualTo(t2);
+        assertThat(again.record().fingerprint()).isEqualTo(fp("b"));
+        assertThat(store.complete(key("k1"), t, new byte[] {1}, fixture.ttl())).isFalse();
+        assertThat(store.complete(key("k1"), t2, new byte[] {2}, fixture.ttl())).isTrue();
+    }
+
+    @Test
+    void releaseOfACompletedRecordFailsAndKeepsTheOutcome() {
+        long t = token();
+        claim(key("k1"), "a", t);
+        store.complete(key("k1"), t, new byte[] {5}, fixture.ttl());
+        assertThat(store.release(key("k1"), t)).isFalse();
+        StoredRecord rec = store.find(key("k1")).orElseThrow();
+        assertThat(rec.state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(rec.outcome()).containsExactly(5);
+    }
+
+    @Test
+    void lapsedLeaseIsTakenOverAndTheStaleWorkerIsFencedOut() throws Exception {
+        long stale = token();
+        claim(key("k1"), "a", stale);
+        fixture.advance(fixture.lease().plus(fixture.slack()));
+
+        long fresh = token();
+        ClaimResult takeover = claim(key("k1"), "a", fresh);
+        assertThat(takeover.status()).isEqualTo(Status.TAKEN_OVER);
+        assertThat(takeover.record().attempt()).isEqualTo(2);
+        assertThat(takeover.record().fencingToken()).isEqualTo(fresh);
+        assertThat(takeover.record().leaseExpiresAt()).isAfter(takeover.storeTime());
+
+        assertThat(store.complete(key("k1"), stale, "stale".getBytes(StandardCharsets.UTF_8), fixture.ttl()))
+                .isFalse();
+        assertThat(store.release(key("k1"), stale)).isFalse();
+        assertThat(store.extendLease(key("k1"), stale, fixture.lease())).isEmpty();
+        assertThat(store.complete(key("k1"), fresh, "fresh".getBytes(StandardCharsets.UTF_8), fixture.ttl()))
+                .isTrue();
+        assertThat(store.find(key("k1")).orElseThrow().outcome())
+                .isEqualTo("fresh".getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void lapsedLeaseIsNotTakenOverByAnotherRequest() throws Exception {
+        long t = token();
+        claim(key("k1"), "a", t);
+        fixture.advance(fixture.lease().plus(fixture.slack()));
+        ClaimResult other = claim(key("k1"), "b", token());
+        assertThat(other.status()).isEqualTo(Status.EXISTING);
+        assertThat(other.record().fingerprint()).isEqualTo(fp("a"));
+        assertThat(other.record().fencingToken()).isEqualTo(t);
+    }
+
+    @Test
+    void holderWhoseLeaseLapsedWithoutTakeoverMayStillComplete() throws Exception {
+        long t = token();
+        claim(key("k1"), "a", t);
+        fixture.advance(fixture.lease().plus(fixture.slack()));
+        assertThat(store.complete(key("k1"), t, new byte[] {3}, fixture.ttl())).isTrue();
+        ClaimResult replay = claim(key("k1"), "a", token());
+        assertThat(replay.status()).isEqualTo(Status.EXISTING);
+        assertThat(replay.record().outcome()).containsExactly(3);
+    }
+
+    @Test
+    void extendLeaseKeepsTheHolderAndIsFenced() throws Exception {
+        long t = token();
+        ClaimResult first = claim(key("k1"), "a", t);
+        Duration longer = fixture.lease().multipliedBy(3);
+        Optional<Instant> extended = store.extendLease(key("k1"), t, longer);
+        assertThat(extended).isPresent();
+        assertThat(extended.get()).isAfter(first.record().leaseExpiresAt());
+        assertThat(store.extendLease(key("k1"), t + 1, longer)).isEmpty();
+
+        fixture.advance(fixture.lease().plus(fixture.slack()));
+        ClaimResult dup = claim(key("k1"), "a", token());
+        assertThat(dup.status()).isEqualTo(Status.EXISTING);
+        assertThat(dup.record().leaseExpiresAt()).isEqualTo(extended.get());
+        assertThat(store.complete(key("k1"), t, new byte[] {1}, fixture.ttl())).isTrue();
+        assertThat(store.extendLease(key("k1"), t, longer)).isEmpty();
+    }
+
+    @Test
+    void expiredRecordCountsAsAbsent() throws Exception {
+        long t = token();
+        claim(key("k1"), "a", t);
+        store.complete(key("k1"), t, new byte[] {1}, fixture.ttl());
+        fixture.advance(fixture.ttl().plus(fixture.slack()));
+
+        assertThat(store.find(key("k1"))).isEmpty();
+        assertThat(store.complete(key("k1"), t, new byte[] {1}, fixture.ttl()))
+                .as("complete of an expired record").isFalse();
+        assertThat(store.release(key("k1"), t)).as("release of an expired record").isFalse();
+    }
+
+    @Test
+    void expiredRecordCanBeClaimedAfresh() throws Exception {
+        long t = token();
+        claim(key("k1"), "a", t);
+        store.complete(key("k1"), t, new byte[] {1}, fixture.ttl());
+        fixture.advance(fixture.ttl().plus(fixture.slack()));
+        ClaimResult fresh = claim(key("k1"), "b", token());
+        assertThat(fresh.status()).isEqualTo(Status.ACQUIRED);
+        assertThat(fresh.record().attempt()).isEqualTo(1);
+        assertThat(fresh.record().fingerprint()).isEqualTo(fp("b"));
+    }
+
+    @Test
+    void completeSetsTheRequestedTtl() {
+        long t = token();
+        claim(key("k1"), "a", t);
+        Duration ttl = fixture.ttl().multipliedBy(5);
+        store.complete(key("k1"), t, new byte[] {1}, ttl);
+        ClaimResult r = claim(key("k1"), "a", token());
+        Instant expected = r.storeTime().plus(ttl);
+        assertThat(r.record().expiresAt()).isBetween(expected.minusSeconds(5), expected.plusMillis(1));
+    }
+
+    @Test
+    void purgeRemovesOnlyExpiredRecordsInBatches() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            long t = token();
+            claim(key("short" + i), "a", t);
+            store.complete(key("short" + i), t, new byte[] {1}, fixture.ttl());
+        }
+        for (int i = 0; i < 3; i++) {
+            long t = token();
+            claim(key("long" + i), "a", t);
+            store.complete(key("long" + i), t, new byte[] {2}, fixture.ttl().multipliedBy(1000));
+        }
+        fixture.advance(fixture.ttl().plus(fixture.slack()));
+        int total = 0;
+        for (int round = 0; round < 100; round++) {
+            int n = store.purgeExpired(2);
+            assertThat(n).isBetween(0, 2);
+            total += n;
+            if (n == 0) {
+                break;
+            }
+        }
+        // Other tests' expired records may share the backend; ours must all be gone.
+        if (!store.capabilities().nativeExpiry()) {
+            assertThat(total).isGreaterThanOrEqualTo(5);
+        }
+        for (int i = 0; i < 5; i++) {
+            assertThat(store.find(key("short" + i))).isEmpty();
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(store.find(key("long" + i))).get().extracting(StoredRecord::outcome)
+                    .isEqualTo(new byte[] {2});
+        }
+    }
+
+    @Test
+    void scopeOperationAndKeyAreIsolatedEvenWhenTheyShareDelimiters() {
+        String base = UUID.randomUUID().toString();
+        List<IdempotencyKey> keys = List.of(
+                IdempotencyKey.of(base + ":a", "b", "c"),
+                IdempotencyKey.of(base, "a:b", "c"),
+                IdempotencyKey.of(base, "a", "b:c"),
+                IdempotencyKey.of(base + "{a}", "b", "c"),
+                IdempotencyKey.of(base, "{a}b", "c"),
+                IdempotencyKey.of(base, "a", "{b}c"),
+                IdempotencyKey.of(base + "\u00e9", "op/\u20ac", "c"),
+                IdempotencyKey.of(base, "a", "b"),
+                IdempotencyKey.of(base, "b", "a"));
+        for (IdempotencyKey k : keys) {
+            long t = token();
+            ClaimResult r = store.claim(k, fp("x"), t, fixture.lease(), fixture.ttl());
+            assertThat(r.status()).as("claim of %s", k).isEqualTo(Status.ACQUIRED);
+            assertThat(store.complete(k, t, k.toString().getBytes(StandardCharsets.UTF_8), fixture.ttl())).isTrue();
+        }
+        for (IdempotencyKey k : keys) {
+            StoredRecord rec = store.find(k).orElseThrow();
+            assertThat(rec.key()).isEqualTo(k);
+            assertThat(new String(rec.outcome(), StandardCharsets.UTF_8)).isEqualTo(k.toString());
+        }
+    }
+
+    @Test
+    void outcomesAreBinarySafeUpToTheLargeSize() {
+        byte[] allBytes = new byte[512];
+        for (int i = 0; i < allBytes.length; i++) {
+            allBytes[i] = (byte) i;
+        }
+        byte[] large = new byte[fixture.largeOutcomeBytes()];
+        new Random(42).nextBytes(large);
+        for (byte[] outcome : List.of(new byte[0], allBytes, large)) {
+            IdempotencyKey k = key("bin" + outcome.length);
+            long t = token();
+            claim(k, "a", t);
+            assertThat(store.complete(k, t, outcome, fixture.ttl())).isTrue();
+            assertThat(claim(k, "a", token()).record().outcome()).isEqualTo(outcome);
+            assertThat(store.find(k).orElseThrow().outcome()).isEqualTo(outcome);
+        }
+    }
+
+    @Test
+    void fingerprintsAndTokensRoundTripExactly() {
+        byte[] binaryFp = new byte[32];
+        new Random(7).nextBytes(binaryFp);
+        long[] edgeTokens = {0L, -1L, Long.MIN_VALUE, Long.MAX_VALUE};
+        for (int i = 0; i < edgeTokens.length; i++) {
+            IdempotencyKey k = key("tok" + i);
+            ClaimResult r = store.claim(k, binaryFp, edgeTokens[i], fixture.lease(), fixture.ttl());
+            assertThat(r.record().fencingToken()).isEqualTo(edgeTokens[i]);
+            StoredRecord found = store.find(k).orElseThrow();
+            assertThat(found.fencingToken()).isEqualTo(edgeTokens[i]);
+            assertThat(found.fingerprint()).isEqualTo(binaryFp);
+            assertThat(store.complete(k, edgeTokens[i], new byte[] {1}, fixture.ttl())).isTrue();
+        }
+    }
+
+    @Test
+    void findOfAnAbsentKeyIsEmpty() {
+        assertThat(store.find(key("never"))).isEmpty();
+    }
+
+    @Test
+    void manyThreadsClaimingTheSameKeysYieldExactlyOneWinnerPerKey() throws Exception {
+        int threads = 16;
+        int keys = 10;
+        List<List<ClaimResult>> perKey = Races.run(threads, keys, (thread, k) -> {
+            IdempotencyStore s = thread % 2 == 0 ? store : fixture.otherStore();
+            return s.claim(key("race" + k), fp("a"), token(), fixture.lease(), fixture.ttl());
+        });
+        for (int k = 0; k < keys; k++) {
+            List<ClaimResult> results = perKey.get(k);
+            assertThat(results.stream().filter(ClaimResult::claimed)).as("winners of key %d", k).hasSize(1);
+            long winner = results.stream().filter(ClaimResult::claimed).findFirst().orElseThrow()
+                    .record().fencingToken();
+            assertThat(results.stream().filter(r -> !r.claimed()))
+                    .allSatisfy(r -> assertThat(r.record().fencingToken()).isEqualTo(winner));
+        }
+    }
+
+    @Test
+    void manyThreadsRacingToTakeOverALapsedLeaseYieldExactlyOneWinner() throws Exception {
+        int keys = 4;
+        for (int k = 0; k < keys; k++) {
+            claim(key("takeover" + k), "a", token());
+        }
+        fixture.advance(fixture.lease().plus(fixture.slack()));
+        List<List<ClaimResult>> perKey = Races.run(12, keys, (thread, k) -> {
+            IdempotencyStore s = thread % 2 == 0 ? store : fixture.otherStore();
+            return s.claim(key("takeover" + k), fp("a"), token(), fixture.lease(), fixture.ttl());
+        });
+        for (List<ClaimResult> results : perKey) {
+            assertThat(results.stream().filter(r -> r.status() == Status.TAKEN_OVER)).hasSize(1);
+            assertThat(results.stream().filter(r -> r.status() == Status.ACQUIRED)).isEmpty();
+        }
+    }
+
+    @Test
+    void racingCompleteAndReleaseFromStaleAndCurrentHoldersLeaveOneConsistentOutcome() throws Exception {
+        int keys = 6;
+        List<Long> stale = new ArrayList<>();
+        for (int k = 0; k < keys; k++) {
+            long t = token();
+            stale.add(t);
+            claim(key("fence" + k), "a", t);
+        }
+        fixture.advance(fixture.lease().plus(fixture.slack()));
+        List<Long> current = new ArrayList<>();
+        for (int k = 0; k < keys; k++) {
+            long t = token();
+            current.add(t);
+            assertThat(claim(key("fence" + k), "a", t).status()).isEqualTo(Status.TAKEN_OVER);
+        }
+        List<List<Boolean>> perKey = Races.run(2, keys, (thread, k) -> thread == 0
+                ? store.complete(key("fence" + k), stale.get(k), "stale".getBytes(StandardCharsets.UTF_8), fixture.ttl())
+                : fixture.otherStore().complete(key("fence" + k), current.get(k),
+                        "current".getBytes(StandardCharsets.UTF_8), fixture.ttl()));
+        for (int k = 0; k < keys; k++) {
+            assertThat(perKey.get(k)).containsExactlyInAnyOrder(false, true);
+            assertThat(new String(store.find(key("fence" + k)).orElseThrow().outcome(), StandardCharsets.UTF_8))
+                    .isEqualTo("current");
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package dev.idem.store.tck;
+
+import dev.idem.api.store.IdempotencyStore;
+import java.time.Duration;
+
+/**
+ * How the test kit reaches one adapter: the store under test and a way to let time pass
+ * on the store's clock.
+ *
+ * <p>Stores on an injected clock move a {@link MutableClock}; stores that judge time by
+ * their server's clock really wait, and should then return a short {@link #lease()} so
+ * the suite stays fast.
+ */
+public interface StoreFixture {
+
+    /** The store under test; the same instance for the whole test method. */
+    IdempotencyStore store();
+
+    /**
+     * A second store instance on the same backend (its own client or connection pool),
+     * for races between processes. Defaults to {@link #store()}.
+     */
+    default IdempotencyStore otherStore() {
+        return store();
+    }
+
+    /** Lets at least {@code d} pass on the store's clock. */
+    void advance(Duration d) throws InterruptedException;
+
+    /** The lease used by tests that let leases lapse. */
+    default Duration lease() {
+        return Duration.ofSeconds(30);
+    }
+
+    /** The TTL used by tests that let records expire; must exceed {@link #lease()}. */
+    default Duration ttl() {
+        return lease().multipliedBy(2);
+    }
+
+    /**
+     * Slack added to every {@link #advance} past a deadline, covering clock granularity
+     * and the time between the store reading its clock and the test reading its own.
+     */
+    default Duration slack() {
+        return Duration.ofMillis(1);
+    }
+
+    /** The largest outcome the suite stores (at least 1 MiB per the SPI contract). */
+    default int largeOutcomeBytes() {
+        return 1024 * 1024;
+    }
+}
