@@ -1,0 +1,26 @@
+package dev.idem.engine;
+
+/**
+ * Work that stores its own success outcome atomically with its effect, for stores that
+ * can join the caller's transaction (store-jdbc's transactional mode). It must encode the
+ * result with {@link Completion#encode(Object)} and complete the record, fenced by
+ * {@link ExecutionContext#fencingToken()}, inside the same transaction as its effect; if
+ * the fenced completion matches nothing it must roll back and throw
+ * {@link dev.idem.api.LeaseLostException}.
+ *
+ * @param <T> the result type
+ */
+@FunctionalInterface
+public interface AtomicWork<T> {
+    /** Performs the operation and stores its outcome in one transaction. */
+    T executeAndComplete(ExecutionContext context, Completion completion) throws Exception;
+
+    /** What the work needs to store the outcome itself. */
+    interface Completion {
+        /** The bytes the engine would have stored for {@code value}; replays decode them. */
+        byte[] encode(Object value);
+
+        /** How long the completed record must live. */
+        java.time.Duration ttl();
+    }
+}

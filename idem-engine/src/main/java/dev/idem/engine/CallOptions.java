@@ -1,0 +1,122 @@
+package dev.idem.engine;
+
+import dev.idem.engine.internal.PointerSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Per-call overrides of the engine's defaults: record TTL, lease, what a duplicate does
+ * while the key is in progress, and extra fields left out of the fingerprint. Unset values
+ * fall back to the engine's. Immutable; build with {@link #builder()}.
+ */
+public final class CallOptions {
+    private static final CallOptions DEFAULTS = new Builder().build();
+
+    private final Duration ttl;
+    private final Duration lease;
+    private final InProgressPolicy inProgress;
+    private final List<String> excluded;
+    private final PointerSet excludedSet;
+
+    private CallOptions(Builder b) {
+        this.ttl = b.ttl;
+        this.lease = b.lease;
+        this.inProgress = b.inProgress;
+        this.excluded = List.copyOf(b.excluded);
+        this.excludedSet = PointerSet.of(excluded);
+    }
+
+    /** No overrides. */
+    public static CallOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** A builder with no overrides set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The TTL override, or null. */
+    public Duration ttl() {
+        return ttl;
+    }
+
+    /** The lease override, or null. */
+    public Duration lease() {
+        return lease;
+    }
+
+    /** The in-progress policy override, or null. */
+    public InProgressPolicy inProgress() {
+        return inProgress;
+    }
+
+    /** Extra JSON Pointers excluded from the fingerprint. */
+    public List<String> excludedFromFingerprint() {
+        return excluded;
+    }
+
+    PointerSet excludedSet() {
+        return excludedSet;
+    }
+
+    /** Validating builder; each setter may be called once. */
+    public static final class Builder {
+        private Duration ttl;
+        private Duration lease;
+        private InProgressPolicy inProgress;
+        private final List<String> excluded = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** How long the completed record lives (and so how long retries replay it). */
+        public Builder ttl(Duration ttl) {
+            if (this.ttl != null) {
+                throw new IllegalStateException("ttl was already set to " + this.ttl);
+            }
+            this.ttl = IdempotencyEngine.positive("ttl", ttl);
+            return this;
+        }
+
+        /** How long this call's claim is protected before a duplicate may take it over. */
+        public Builder lease(Duration lease) {
+            if (this.lease != null) {
+                throw new IllegalStateException("lease was already set to " + this.lease);
+            }
+            this.lease = IdempotencyEngine.positive("lease", lease);
+            return this;
+        }
+
+        /** What a duplicate does while the key is held by a live lease. */
+        public Builder inProgress(InProgressPolicy policy) {
+            if (this.inProgress != null) {
+                throw new IllegalStateException("inProgress was already set to " + this.inProgress);
+            }
+            this.inProgress = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** Leaves the fields named by these RFC 6901 JSON Pointers out of the fingerprint. */
+        public Builder excludeFromFingerprint(String... pointers) {
+            List<String> list = List.of(pointers);
+            PointerSet.of(list);
+            excluded.addAll(list);
+            return this;
+        }
+
+        /**
+         * Builds the options.
+         *
+         * @throws IllegalArgumentException if both lease and ttl are set and the lease is not shorter
+         */
+        public CallOptions build() {
+            if (ttl != null && lease != null && lease.compareTo(ttl) >= 0) {
+                throw new IllegalArgumentException("lease (" + lease + ") must be shorter than ttl (" + ttl + ")");
+            }
+            return new CallOptions(this);
+        }
+    }
+}

@@ -1,0 +1,400 @@
+package dev.idem.engine;
+
+import com.fasterxml.jackson.databind.JavaType;
+import dev.idem.api.IdempotencyException;
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.KeyReusedException;
+import dev.idem.api.LeaseLostException;
+import dev.idem.api.ReplayedFailureException;
+import dev.idem.api.RequestInProgressException;
+import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.StoredRecord;
+import dev.idem.engine.IdempotencyEvent.Type;
+import dev.idem.engine.internal.NearCache;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Base64;
+
+/** One call of the engine: the state machine from fingerprint to result. */
+final class Execution<T> {
+    private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
+    private static final Duration FIRST_POLL = Duration.ofMillis(10);
+    private static final Duration MAX_POLL = Duration.ofMillis(500);
+
+    /** The work, plain or completing itself. */
+    interface Runner<T> {
+        T run(ExecutionContext ctx, AtomicWork.Completion completion) throws Exception;
+
+        boolean completesItself();
+    }
+
+    static <T> Runner<T> plain(Work<? extends T> work) {
+        java.util.Objects.requireNonNull(work, "work");
+        return new Runner<>() {
+            @Override
+            public T run(ExecutionContext ctx, AtomicWork.Completion completion) throws Exception {
+                return work.execute(ctx);
+            }
+
+            @Override
+            public boolean completesItself() {
+                return false;
+            }
+        };
+    }
+
+    static <T> Runner<T> atomic(AtomicWork<? extends T> work) {
+        java.util.Objects.requireNonNull(work, "work");
+        return new Runner<>() {
+            @Override
+            public T run(ExecutionContext ctx, AtomicWork.Completion completion) throws Exception {
+                return work.executeAndComplete(ctx, completion);
+            }
+
+            @Override
+            public boolean completesItself() {
+                return true;
+            }
+        };
+    }
+
+    private final IdempotencyEngine engine;
+    private final IdempotencyKey key;
+    private final JavaType type;
+    private final CallOptions options;
+    private final Runner<? extends T> runner;
+    private final Duration lease;
+    private final Duration ttl;
+    private final InProgressPolicy policy;
+    private final long started;
+
+    Execution(IdempotencyEngine engine, IdempotencyKey key, JavaType type, CallOptions options,
+            Runner<? extends T> runner) {
+        this.engine = engine;
+        this.key = key;
+        this.type = type;
+        this.options = options;
+        this.runner = runner;
+        this.lease = options.lease() != null ? options.lease() : engine.lease;
+        this.ttl = options.ttl() != null ? options.ttl() : engine.ttl;
+        this.policy = options.inProgress() != null ? options.inProgress() : engine.inProgress;
+        this.started = engine.ticker.getAsLong();
+        if (lease.compareTo(ttl) >= 0) {
+            throw new IllegalArgumentException("lease (" + lease + ") must be shorter than ttl (" + ttl + ")");
+        }
+    }
+
+    Result<T> run(Object request) {
+        byte[] fingerprint = engine.fingerprinter.fingerprint(key.operation(), request, options.excludedSet());
+        NearCache cache = engine.nearCache;
+        if (cache != null) {
+            NearCache.Entry hit = cache.get(key, engine.clock.millis());
+            if (hit != null) {
+                if (!Arrays.equals(hit.fingerprint(), fingerprint)) {
+                    emit(Type.KEY_REUSED, hit.attempt());
+                    throw new KeyReusedException(key);
+                }
+                return replay(hit.outcome(), hit.attempt());
+            }
+        }
+        long waitDeadline = engine.clock.millis() + policy.maxWait().toMillis();
+        for (int poll = 0; ; poll++) {
+            long token = engine.nextToken();
+            ClaimResult claim = engine.store.claim(key, fingerprint, token, lease, ttl);
+            StoredRecord record = claim.record();
+            if (claim.claimed()) {
+                if (claim.status() == ClaimResult.Status.TAKEN_OVER) {
+                    emit(Type.LEASE_TAKEN_OVER, record.attempt());
+                }
+                return execute(record, fingerprint);
+            }
+            if (!record.hasFingerprint(fingerprint)) {
+                emit(Type.KEY_REUSED, record.attempt());
+                throw new KeyReusedException(key);
+            }
+            switch (record.state()) {
+                case COMPLETED:
+                    if (cache != null) {
+                        cache.put(key, fingerprint, record.outcome(), record.expiresAt().toEpochMilli(),
+                                record.attempt());
+                    }
+                    return replay(record.outcome(), record.attempt());
+                case IN_PROGRESS:
+                    emit(Type.IN_PROGRESS_CONFLICT, record.attempt());
+                    Duration leaseLeft = nonNegative(Duration.between(claim.storeTime(), record.leaseExpiresAt()));
+                    long waitLeft = waitDeadline - engine.clock.millis();
+                    if (!policy.waits() || waitLeft <= 0) {
+                        throw new RequestInProgressException(key, min(engine.retryAfterHint, leaseLeft));
+                    }
+                    pause(poll, leaseLeft, waitLeft);
+                    break;
+                default:
+                    throw new StoreUnavailableException("store returned a " + record.state()
+                            + " record for " + key + " without letting the claim win it; the store is broken", null,
+                            false);
+            }
+        }
+    }
+
+    private void pause(int poll, Duration leaseLeft, long waitLeftMillis) {
+        long ceiling = Math.min(MAX_POLL.toMillis(), FIRST_POLL.toMillis() << Math.min(poll, 16));
+        // Equal jitter: never zero (no busy loop), still spreads a herd of waiters.
+        long delay = ceiling / 2 + (long) (engine.random.nextDouble() * (ceiling / 2 + 1));
+        // Wake just after the lease lapses if that comes first, so a crashed holder is taken over promptly.
+        delay = Math.min(delay, leaseLeft.toMillis() + 1);
+        delay = Math.max(1, Math.min(delay, waitLeftMillis));
+        try {
+            engine.sleeper.sleep(Duration.ofMillis(delay));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RequestInProgressException(key, min(engine.retryAfterHint, leaseLeft));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Result<T> replay(byte[] outcome, int attempt) {
+        if (engine.codec.isFailure(outcome)) {
+            String[] failure = engine.codec.decodeFailure(outcome);
+            emit(Type.REPLAY, attempt);
+            throw new ReplayedFailureException(key, failure[0], failure[1]);
+        }
+        T value = (T) engine.codec.decodeSuccess(outcome, type);
+        emit(Type.REPLAY, attempt);
+        return new Result<>(value, true, true, attempt);
+    }
+
+    private Result<T> execute(StoredRecord mine, byte[] fingerprint) {
+        long token = mine.fencingToken();
+        int attempt = mine.attempt();
+        Context ctx = new Context(mine);
+        byte[][] encoded = new byte[1][];
+        AtomicWork.Completion completion = new AtomicWork.Completion() {
+            @Override
+            public byte[] encode(Object value) {
+                encoded[0] = engine.codec.encodeSuccess(value);
+                return encoded[0];
+            }
+
+            @Override
+            public Duration ttl() {
+                return ttl;
+            }
+        };
+        T value;
+        try {
+            value = runner.run(ctx, completion);
+        } catch (LeaseLostException e) {
+            emit(Type.LEASE_LOST, attempt);
+            throw e;
+        } catch (Error e) {
+            releaseAfter(e, token, attempt);
+            throw e;
+        } catch (Exception e) {
+            throw failed(e, token, attempt);
+        }
+        if (runner.completesItself()) {
+            emit(Type.FIRST_EXECUTION, attempt);
+            cacheCompleted(fingerprint, encoded[0], attempt);
+            return new Result<>(value, false, true, attempt);
+        }
+        byte[] outcome;
+        try {
+            outcome = engine.codec.encodeSuccess(value);
+        } catch (IdempotencyException e) {
+            releaseAfter(e, token, attempt);
+            throw e;
+        }
+        int limit = engine.store.capabilities().maxOutcomeBytes();
+        if (outcome.length > limit) {
+            LOG.log(Level.WARNING, "outcome of {0} is {1} bytes, over the store''s limit of {2}; "
+                    + "it is returned but not stored, and the key is released", key, outcome.length, limit);
+            releaseQuietly(token);
+            emit(Type.OUTCOME_NOT_STORED, attempt);
+            return new Result<>(value, false, false, attempt);
+        }
+        boolean completed;
+        try {
+            completed = completeWithRetries(token, outcome);
+        } catch (StoreUnavailableException e) {
+            LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored; retries may run it "
+                    + "again once the lease lapses", key);
+            emit(Type.OUTCOME_NOT_STORED, attempt);
+            return new Result<>(value, false, false, attempt);
+        }
+        if (!completed) {
+            emit(Type.LEASE_LOST, attempt);
+            throw new LeaseLostException(key, token);
+        }
+        emit(Type.FIRST_EXECUTION, attempt);
+        cacheCompleted(fingerprint, outcome, attempt);
+        return new Result<>(value, false, true, attempt);
+    }
+
+    private RuntimeException failed(Exception e, long token, int attempt) {
+        FailureDecision decision;
+        try {
+            decision = engine.classifier.classify(e);
+        } catch (RuntimeException classifierFailure) {
+            LOG.log(Level.WARNING, "failure classifier threw; treating the failure as transient", classifierFailure);
+            decision = FailureDecision.transientFailure();
+        }
+        if (decision == null || !decision.isFinal()) {
+            if (releaseAfter(e, token, attempt)) {
+                emit(Type.RELEASED_ON_TRANSIENT_FAILURE, attempt);
+            }
+            return rethrowable(e);
+        }
+        byte[] outcome = engine.codec.encodeFailure(decision.code(), decision.message());
+        try {
+            if (completeWithRetries(token, outcome)) {
+                emit(Type.FINAL_FAILURE_STORED, attempt);
+            } else {
+                emit(Type.LEASE_LOST, attempt);
+                e.addSuppressed(new LeaseLostException(key, token));
+            }
+        } catch (StoreUnavailableException storeFailure) {
+            e.addSuppressed(storeFailure);
+            emit(Type.OUTCOME_NOT_STORED, attempt);
+        }
+        return rethrowable(e);
+    }
+
+    private static RuntimeException rethrowable(Exception e) {
+        return e instanceof RuntimeException ? (RuntimeException) e : new WorkFailedException(e);
+    }
+
+    /** Releases the key after a failure; returns whether the release took effect. */
+    private boolean releaseAfter(Throwable failure, long token, int attempt) {
+        try {
+            if (engine.store.release(key, token)) {
+                return true;
+            }
+            emit(Type.LEASE_LOST, attempt);
+            failure.addSuppressed(new LeaseLostException(key, token));
+        } catch (RuntimeException releaseFailure) {
+            failure.addSuppressed(releaseFailure);
+        }
+        return false;
+    }
+
+    private void releaseQuietly(long token) {
+        try {
+            engine.store.release(key, token);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "could not release " + key + "; it frees itself when the lease lapses", e);
+        }
+    }
+
+    private boolean completeWithRetries(long token, byte[] outcome) {
+        StoreUnavailableException last = null;
+        for (int i = 0; i < engine.completeAttempts; i++) {
+            try {
+                return engine.store.complete(key, token, outcome, ttl);
+            } catch (StoreUnavailableException e) {
+                last = e;
+                if (!e.retryable() || i + 1 == engine.completeAttempts) {
+                    break;
+                }
+                try {
+                    engine.sleeper.sleep(Duration.ofMillis(50L << i));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        throw last;
+    }
+
+    private void cacheCompleted(byte[] fingerprint, byte[] outcome, int attempt) {
+        if (engine.nearCache != null && outcome != null) {
+            engine.nearCache.put(key, fingerprint, outcome, engine.clock.millis() + ttl.toMillis(), attempt);
+        }
+    }
+
+    private void emit(Type type, int attempt) {
+        try {
+            engine.listener.onEvent(new IdempotencyEvent(type, key.scope(), key.operation(), attempt,
+                    Duration.ofNanos(engine.ticker.getAsLong() - started)));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "idempotency listener threw on " + type, e);
+        }
+    }
+
+    private static Duration nonNegative(Duration d) {
+        return d.isNegative() ? Duration.ZERO : d;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    static String downstreamKey(IdempotencyKey key) {
+        MessageDigest sha = dev.idem.engine.internal.Fingerprinter.sha256();
+        sha.update("idem-downstream/v1\0".getBytes(StandardCharsets.US_ASCII));
+        sha.update(key.scope().getBytes(StandardCharsets.UTF_8));
+        sha.update((byte) 0);
+        sha.update(key.operation().getBytes(StandardCharsets.UTF_8));
+        sha.update((byte) 0);
+        sha.update(key.key().getBytes(StandardCharsets.US_ASCII));
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(sha.digest());
+    }
+
+    private final class Context implements ExecutionContext {
+        private final StoredRecord claim;
+        private volatile Instant leaseDeadline;
+        private String downstream;
+
+        Context(StoredRecord claim) {
+            this.claim = claim;
+            this.leaseDeadline = claim.leaseExpiresAt();
+        }
+
+        @Override
+        public IdempotencyKey key() {
+            return key;
+        }
+
+        @Override
+        public long fencingToken() {
+            return claim.fencingToken();
+        }
+
+        @Override
+        public int attempt() {
+            return claim.attempt();
+        }
+
+        @Override
+        public Instant leaseDeadline() {
+            return leaseDeadline;
+        }
+
+        @Override
+        public String downstreamKey() {
+            if (downstream == null) {
+                downstream = Execution.downstreamKey(key);
+            }
+            return downstream;
+        }
+
+        @Override
+        public Instant extendLease(Duration extension) {
+            IdempotencyEngine.positive("lease", extension);
+            Instant deadline = engine.store.extendLease(key, claim.fencingToken(), extension)
+                    .orElseThrow(() -> new LeaseLostException(key, claim.fencingToken()));
+            leaseDeadline = deadline;
+            return deadline;
+        }
+
+        @Override
+        public String toString() {
+            return "ExecutionContext[" + key + ", attempt " + claim.attempt() + "]";
+        }
+    }
+}

@@ -1,0 +1,366 @@
+package dev.idem.engine;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.engine.internal.Fingerprinter;
+import dev.idem.engine.internal.NearCache;
+import dev.idem.engine.internal.OutcomeCodec;
+import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.StoreDiscovery;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * Gives a state-changing operation exactly-once effect: {@code execute(key, request, work)}
+ * runs the work at most once per lease for a key and replays its outcome to every
+ * duplicate until the record expires.
+ *
+ * <h2>Algorithm</h2>
+ * Validate the key, fingerprint the request (SHA-256 over the operation and the RFC 8785
+ * canonical request, see {@link CanonicalJson}), then claim the key in the store in one
+ * atomic step:
+ * <ul>
+ *   <li>claimed (new, released, expired, or a lapsed lease taken over): run the work with a
+ *       fresh fencing token, then complete the record with the encoded result, fenced by
+ *       that token; if the token is stale the result is discarded and
+ *       {@link dev.idem.api.LeaseLostException} is thrown;</li>
+ *   <li>existing with another fingerprint: {@link dev.idem.api.KeyReusedException} (422),
+ *       checked before the in-progress state;</li>
+ *   <li>existing and COMPLETED: replay the stored result without running anything, or
+ *       throw {@link dev.idem.api.ReplayedFailureException} for a stored final failure;</li>
+ *   <li>existing and IN_PROGRESS under a live lease: by {@link InProgressPolicy}, fail with
+ *       {@link dev.idem.api.RequestInProgressException} (409) or wait, bounded, re-claiming
+ *       with backoff.</li>
+ * </ul>
+ * An exception from the work is transient by default: the key is released and the
+ * exception rethrown (checked ones wrapped in {@link WorkFailedException}), so a retry runs
+ * again. A {@link FailureClassifier} may mark it final: the code and message are stored and
+ * replayed. {@link Error}s always release and rethrow.
+ *
+ * <p>Thread-safe; holds no global state, so several engines may share a JVM (and a store).
+ */
+public final class IdempotencyEngine {
+    final IdempotencyStore store;
+    final OutcomeCodec codec;
+    final Fingerprinter fingerprinter;
+    final Clock clock;
+    final LongSupplier ticker;
+    final RandomGenerator random;
+    final long tokenSalt;
+    final Sleeper sleeper;
+    final Duration lease;
+    final Duration ttl;
+    final InProgressPolicy inProgress;
+    final Duration retryAfterHint;
+    final FailureClassifier classifier;
+    final IdempotencyListener listener;
+    final NearCache nearCache;
+    final int completeAttempts;
+
+    private IdempotencyEngine(Builder b) {
+        this.clock = b.clock;
+        this.store = b.store != null ? b.store
+                : StoreDiscovery.discover(b.classLoader != null ? b.classLoader
+                        : Thread.currentThread().getContextClassLoader(), b.clock, b.properties);
+        this.codec = new OutcomeCodec(b.mapper != null ? b.mapper : new ObjectMapper().findAndRegisterModules());
+        this.fingerprinter = new Fingerprinter(codec.mapper(), b.maxRequestBytes, PointerSet.of(b.excluded));
+        this.ticker = b.ticker;
+        this.random = b.random;
+        this.tokenSalt = new SecureRandom().nextLong();
+        this.sleeper = b.sleeper;
+        this.lease = b.lease;
+        this.ttl = b.ttl;
+        this.inProgress = b.inProgress;
+        this.retryAfterHint = b.retryAfterHint;
+        this.classifier = b.classifier;
+        this.listener = b.listener;
+        this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize) : null;
+        this.completeAttempts = b.completeAttempts;
+    }
+
+    /** A builder with the defaults: 30 s lease, 24 h TTL, fail-fast duplicates, all failures transient. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The store this engine uses (the discovered one if none was given). */
+    public IdempotencyStore store() {
+        return store;
+    }
+
+    /**
+     * Runs {@code work} once for {@code key} and {@code request}; a replay decodes the stored
+     * result as plain JSON values (Map, List, String, Number, Boolean or null). Use a typed
+     * variant for POJOs.
+     */
+    public Result<Object> execute(IdempotencyKey key, Object request, Work<?> work) {
+        return execute(key, request, Object.class, CallOptions.defaults(), work);
+    }
+
+    /** Runs {@code work} once; a replay decodes the stored result as {@code type}. */
+    public <T> Result<T> execute(IdempotencyKey key, Object request, Class<T> type, Work<? extends T> work) {
+        return execute(key, request, type, CallOptions.defaults(), work);
+    }
+
+    /** Runs {@code work} once; a replay decodes the stored result as the generic {@code type}. */
+    public <T> Result<T> execute(IdempotencyKey key, Object request, TypeReference<T> type, Work<? extends T> work) {
+        return execute(key, request, type, CallOptions.defaults(), work);
+    }
+
+    /** Like {@link #execute(IdempotencyKey, Object, Class, Work)} with per-call options. */
+    public <T> Result<T> execute(IdempotencyKey key, Object request, Class<T> type, CallOptions options,
+            Work<? extends T> work) {
+        Objects.requireNonNull(type, "type");
+        return run(key, request, codec.mapper().constructType(type), options, Execution.plain(work));
+    }
+
+    /** Like {@link #execute(IdempotencyKey, Object, TypeReference, Work)} with per-call options. */
+    public <T> Result<T> execute(IdempotencyKey key, Object request, TypeReference<T> type, CallOptions options,
+            Work<? extends T> work) {
+        Objects.requireNonNull(type, "type");
+        return run(key, request, codec.mapper().constructType(type), options, Execution.plain(work));
+    }
+
+    /**
+     * Runs work that completes the record itself, in the same transaction as its effect
+     * (see {@link AtomicWork}); used by stores that can join the caller's transaction.
+     */
+    public <T> Result<T> executeAtomically(IdempotencyKey key, Object request, Class<T> type, CallOptions options,
+            AtomicWork<? extends T> work) {
+        Objects.requireNonNull(type, "type");
+        return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
+    }
+
+    /** Generic-type variant of {@link #executeAtomically(IdempotencyKey, Object, Class, CallOptions, AtomicWork)}. */
+    public <T> Result<T> executeAtomically(IdempotencyKey key, Object request, TypeReference<T> type,
+            CallOptions options, AtomicWork<? extends T> work) {
+        Objects.requireNonNull(type, "type");
+        return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
+    }
+
+    private <T> Result<T> run(IdempotencyKey key, Object request, JavaType type, CallOptions options,
+            Execution.Runner<? extends T> runner) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(runner, "work");
+        return new Execution<T>(this, key, type, options, runner).run(request);
+    }
+
+    long nextToken() {
+        return random.nextLong() ^ tokenSalt;
+    }
+
+    static Duration positive(String name, Duration d) {
+        Objects.requireNonNull(d, name);
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive but was " + d);
+        }
+        if (d.toMillis() < 1) {
+            throw new IllegalArgumentException(name + " must be at least 1 ms but was " + d);
+        }
+        return d;
+    }
+
+    /**
+     * Validating builder (each setter checks its argument at once and may be called once);
+     * {@link #build()} rejects contradictory settings.
+     */
+    public static final class Builder {
+        private IdempotencyStore store;
+        private ObjectMapper mapper;
+        private Clock clock = Clock.systemUTC();
+        private LongSupplier ticker = System::nanoTime;
+        private RandomGenerator random = () -> ThreadLocalRandom.current().nextLong();
+        private Sleeper sleeper = Sleeper.SYSTEM;
+        private Duration lease = Duration.ofSeconds(30);
+        private Duration ttl = Duration.ofHours(24);
+        private InProgressPolicy inProgress = InProgressPolicy.failFast();
+        private Duration retryAfterHint = Duration.ofSeconds(1);
+        private FailureClassifier classifier = FailureClassifier.ALL_TRANSIENT;
+        private IdempotencyListener listener = IdempotencyListener.NONE;
+        private int nearCacheSize;
+        private int maxRequestBytes = 1024 * 1024;
+        private int completeAttempts = 3;
+        private final List<String> excluded = new ArrayList<>();
+        private final Map<String, String> properties = new HashMap<>();
+        private ClassLoader classLoader;
+        private final java.util.Set<String> set = new java.util.HashSet<>();
+
+        private Builder() {
+        }
+
+        private void once(String name) {
+            if (!set.add(name)) {
+                throw new IllegalStateException(name + " was already set");
+            }
+        }
+
+        /** The store (the main path). If never set, the one {@link dev.idem.api.store.StoreProvider} on the class path is used. */
+        public Builder store(IdempotencyStore store) {
+            once("store");
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /** The ObjectMapper for results and POJO requests; a copy with default typing off is used. */
+        public Builder objectMapper(ObjectMapper mapper) {
+            once("objectMapper");
+            this.mapper = Objects.requireNonNull(mapper, "objectMapper");
+            return this;
+        }
+
+        /** The clock for wait deadlines and the near cache (default system UTC). */
+        public Builder clock(Clock clock) {
+            once("clock");
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** A nanosecond ticker for event durations (default {@link System#nanoTime}). */
+        public Builder ticker(LongSupplier ticker) {
+            once("ticker");
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /** Randomness for fencing tokens and backoff jitter; tokens are also salted per engine. */
+        public Builder random(RandomGenerator random) {
+            once("random");
+            this.random = Objects.requireNonNull(random, "random");
+            return this;
+        }
+
+        /** How the engine pauses while waiting for an in-progress duplicate. */
+        public Builder sleeper(Sleeper sleeper) {
+            once("sleeper");
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            return this;
+        }
+
+        /** How long a claim is protected before a duplicate may take it over (default 30 s). */
+        public Builder lease(Duration lease) {
+            once("lease");
+            this.lease = positive("lease", lease);
+            return this;
+        }
+
+        /** How long records live (default 24 h); an expired record counts as absent. */
+        public Builder ttl(Duration ttl) {
+            once("ttl");
+            this.ttl = positive("ttl", ttl);
+            return this;
+        }
+
+        /** What a duplicate does while the key is in progress (default fail fast, 409). */
+        public Builder inProgress(InProgressPolicy policy) {
+            once("inProgress");
+            this.inProgress = Objects.requireNonNull(policy, "inProgress");
+            return this;
+        }
+
+        /** The longest retry-after hint given with a 409 (default 1 s; never more than the lease left). */
+        public Builder retryAfterHint(Duration hint) {
+            once("retryAfterHint");
+            this.retryAfterHint = positive("retryAfterHint", hint);
+            return this;
+        }
+
+        /** Which failures are final (stored and replayed); default: none. */
+        public Builder failureClassifier(FailureClassifier classifier) {
+            once("failureClassifier");
+            this.classifier = Objects.requireNonNull(classifier, "failureClassifier");
+            return this;
+        }
+
+        /** Receives events for metrics and logs. */
+        public Builder listener(IdempotencyListener listener) {
+            once("listener");
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** Enables a process-local cache of up to {@code maxEntries} completed records (off by default). */
+        public Builder nearCache(int maxEntries) {
+            once("nearCache");
+            if (maxEntries < 1) {
+                throw new IllegalArgumentException("nearCache maxEntries must be positive but was " + maxEntries);
+            }
+            this.nearCacheSize = maxEntries;
+            return this;
+        }
+
+        /** The largest request fingerprinted, in bytes (default 1 MiB); larger ones are rejected with 413. */
+        public Builder maxRequestBytes(int maxRequestBytes) {
+            once("maxRequestBytes");
+            if (maxRequestBytes < 1) {
+                throw new IllegalArgumentException("maxRequestBytes must be positive but was " + maxRequestBytes);
+            }
+            this.maxRequestBytes = maxRequestBytes;
+            return this;
+        }
+
+        /** How many times a complete is tried when the store fails after the work ran (default 3). */
+        public Builder completeAttempts(int attempts) {
+            once("completeAttempts");
+            if (attempts < 1 || attempts > 10) {
+                throw new IllegalArgumentException("completeAttempts must be within 1..10 but was " + attempts);
+            }
+            this.completeAttempts = attempts;
+            return this;
+        }
+
+        /** Leaves these RFC 6901 JSON Pointers out of every fingerprint (client timestamps, trace ids). */
+        public Builder excludeFromFingerprint(String... pointers) {
+            List<String> list = List.of(pointers);
+            PointerSet.of(list);
+            excluded.addAll(list);
+            return this;
+        }
+
+        /** A property for a discovered {@link dev.idem.api.store.StoreProvider}. */
+        public Builder storeProperty(String name, String value) {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(value, "value");
+            if (properties.putIfAbsent(name, value) != null) {
+                throw new IllegalStateException("store property " + name + " was already set");
+            }
+            return this;
+        }
+
+        /** The class loader providers are discovered in (default: the thread's context class loader). */
+        public Builder classLoader(ClassLoader loader) {
+            once("classLoader");
+            this.classLoader = Objects.requireNonNull(loader, "classLoader");
+            return this;
+        }
+
+        /**
+         * Builds the engine.
+         *
+         * @throws IllegalArgumentException if the lease is not shorter than the TTL
+         * @throws IllegalStateException if no store was given and discovery finds zero or several
+         */
+        public IdempotencyEngine build() {
+            if (lease.compareTo(ttl) >= 0) {
+                throw new IllegalArgumentException("lease (" + lease + ") must be shorter than ttl (" + ttl + ")");
+            }
+            if (inProgress.waits() && inProgress.maxWait().compareTo(ttl) > 0) {
+                throw new IllegalArgumentException(
+                        "inProgress wait (" + inProgress.maxWait() + ") must not exceed ttl (" + ttl + ")");
+            }
+            return new IdempotencyEngine(this);
+        }
+    }
+}

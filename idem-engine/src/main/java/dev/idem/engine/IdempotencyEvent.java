@@ -1,0 +1,37 @@
+package dev.idem.engine;
+
+import java.time.Duration;
+
+/**
+ * One thing the engine did or saw.
+ *
+ * @param type what happened
+ * @param scope the key's scope
+ * @param operation the key's operation
+ * @param attempt the attempt number involved (0 when no claim was made)
+ * @param duration time from the start of {@code execute} to the event
+ */
+public record IdempotencyEvent(Type type, String scope, String operation, int attempt, Duration duration) {
+
+    /** Event types. */
+    public enum Type {
+        /** The work ran and its outcome was stored. */
+        FIRST_EXECUTION,
+        /** A stored outcome (success or final failure) was returned without running the work. */
+        REPLAY,
+        /** A duplicate found the key held by a live lease (reported per conflict, also while waiting). */
+        IN_PROGRESS_CONFLICT,
+        /** The key was reused with a different request. */
+        KEY_REUSED,
+        /** A lapsed lease was taken over (the previous worker probably crashed). */
+        LEASE_TAKEN_OVER,
+        /** This execution's lease had been taken over; its result was discarded. */
+        LEASE_LOST,
+        /** The work failed transiently and the key was released. */
+        RELEASED_ON_TRANSIENT_FAILURE,
+        /** The work failed finally and the failure was stored. */
+        FINAL_FAILURE_STORED,
+        /** The work ran but its outcome could not be stored (store failure or size limit). */
+        OUTCOME_NOT_STORED
+    }
+}

@@ -1,0 +1,93 @@
+package dev.idem.engine.internal;
+
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.api.IdempotencyException;
+import java.io.IOException;
+
+/**
+ * The engine's outcome format, opaque to stores: one kind byte, then JSON. {@code S}
+ * marks a success and is followed by the result as the ObjectMapper writes it; {@code F}
+ * marks a final failure and is followed by {@code {"code":...,"message":...}}. No type
+ * information is written, so nothing read back from a store can name a class to create.
+ */
+public final class OutcomeCodec {
+    private static final byte SUCCESS = 'S';
+    private static final byte FAILURE = 'F';
+
+    private final ObjectMapper mapper;
+
+    /** Uses a copy of {@code mapper} with default typing switched off. */
+    public OutcomeCodec(ObjectMapper mapper) {
+        this.mapper = mapper.copy().deactivateDefaultTyping();
+    }
+
+    /** The mapper used, for callers that build {@link JavaType}s. */
+    public ObjectMapper mapper() {
+        return mapper;
+    }
+
+    /** Encodes a success value. */
+    public byte[] encodeSuccess(Object value) {
+        try {
+            byte[] json = mapper.writeValueAsBytes(value);
+            byte[] out = new byte[json.length + 1];
+            out[0] = SUCCESS;
+            System.arraycopy(json, 0, out, 1, json.length);
+            return out;
+        } catch (IOException e) {
+            throw new IdempotencyException("the work's result of type "
+                    + (value == null ? "null" : value.getClass().getName()) + " cannot be written as JSON", e);
+        }
+    }
+
+    /** Encodes a final failure. */
+    public byte[] encodeFailure(String code, String message) {
+        ObjectNode node = mapper.createObjectNode();
+        node.put("code", code);
+        node.put("message", message);
+        try {
+            byte[] json = mapper.writeValueAsBytes(node);
+            byte[] out = new byte[json.length + 1];
+            out[0] = FAILURE;
+            System.arraycopy(json, 0, out, 1, json.length);
+            return out;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot happen: writing a two-string object", e);
+        }
+    }
+
+    /** Whether the stored outcome is a final failure. */
+    public boolean isFailure(byte[] outcome) {
+        checkKind(outcome);
+        return outcome[0] == FAILURE;
+    }
+
+    /** Decodes a success outcome as {@code type}. */
+    public Object decodeSuccess(byte[] outcome, JavaType type) {
+        try {
+            return mapper.readValue(outcome, 1, outcome.length - 1, type);
+        } catch (IOException e) {
+            throw new IdempotencyException("the stored outcome cannot be read as " + type
+                    + "; was the result type changed since it was stored?", e);
+        }
+    }
+
+    /** Decodes a failure outcome into {code, message}. */
+    public String[] decodeFailure(byte[] outcome) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode node = mapper.readTree(outcome, 1, outcome.length - 1);
+            return new String[] {node.path("code").asText(""), node.path("message").asText("")};
+        } catch (IOException e) {
+            throw new IdempotencyException("the stored failure cannot be read", e);
+        }
+    }
+
+    private static void checkKind(byte[] outcome) {
+        if (outcome.length == 0 || (outcome[0] != SUCCESS && outcome[0] != FAILURE)) {
+            throw new IdempotencyException("the stored outcome is not in idem's format (kind byte "
+                    + (outcome.length == 0 ? "missing" : Integer.toString(outcome[0] & 0xFF)) + ")");
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package dev.idem.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.api.InvalidRequestException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class CanonicalJsonTest {
+
+    @Test
+    void rfc8785Section322Example() {
+        String input = "{\n"
+                + "  \"numbers\": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],\n"
+                + "  \"string\": \"\\u20ac$\\u000F\\u000aA'\\u0042\\u0022\\u005c\\\\\\\"\\/\",\n"
+                + "  \"literals\": [null, true, false]\n"
+                + "}";
+        assertThat(CanonicalJson.canonicalize(input)).isEqualTo(
+                "{\"literals\":[null,true,false],\"numbers\":[333333333.3333333,1e+30,4.5,0.002,1e-27],"
+                        + "\"string\":\"\u20ac$\\u000f\\nA'B\\\"\\\\\\\\\\\"/\"}");
+    }
+
+    @Test
+    void rfc8785Section323SortsByUtf16CodeUnits() {
+        String input = "{\"\\u20ac\":\"Euro Sign\",\"\\r\":\"Carriage Return\",\"\\ufb33\":\"Hebrew Letter Dalet With Dagesh\","
+                + "\"1\":\"One\",\"\\ud83d\\ude00\":\"Emoji: Grinning Face\",\"\\u0080\":\"Control\","
+                + "\"\\u00f6\":\"Latin Small Letter O With Diaeresis\"}";
+        String expected = "{\"\\r\":\"Carriage Return\",\"1\":\"One\",\"\u0080\":\"Control\","
+                + "\"\u00f6\":\"Latin Small Letter O With Diaeresis\",\"\u20ac\":\"Euro Sign\","
+                + "\"\ud83d\ude00\":\"Emoji: Grinning Face\",\"\ufb33\":\"Hebrew Letter Dalet With Dagesh\"}";
+        assertThat(CanonicalJson.canonicalize(input)).isEqualTo(expected);
+        assertThat(CanonicalJson.canonicalize(input.getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo(expected.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "1|1", "1.0|1", "1e0|1", "10E-1|1", "0.1e1|1", "-0|0", "-0.0|0", "0e10|0", "100|100",
+            "1e2|100", "1.5|1.5", "150e-2|1.5", "4.50|4.5", "2e-3|0.002", "1E30|1e+30",
+            "0.000001|0.000001", "1e-7|1e-7", "123456789012345678901|123456789012345680000",
+            "1e21|1e+21", "12345678901234567890123|1.2345678901234567890123e+22",
+            "9007199254740993|9007199254740993", "9007199254740993.0|9007199254740993",
+            "-9007199254740993|-9007199254740993", "18446744073709551616|18446744073709551616",
+            "0.30000000000000004|0.30000000000000004", "1.7976931348623157e308|1.7976931348623157e+308",
+            "5e-324|5e-324", "-1.5e-7|-1.5e-7"})
+    void numbersFollowEs6WithExactIntegers(String in, String out) {
+        if ("123456789012345678901".equals(in)) {
+            // An integer is exact: all 21 digits survive.
+            out = "123456789012345678901";
+        }
+        assertThat(CanonicalJson.canonicalize("[" + in + "]")).isEqualTo("[" + out + "]");
+    }
+
+    @Test
+    void integersBeyondDoublePrecisionDoNotCollideWithTheirRoundedNeighbours() {
+        assertThat(CanonicalJson.canonicalize("{\"amount\": 9007199254740993}"))
+                .isNotEqualTo(CanonicalJson.canonicalize("{\"amount\": 9007199254740992}"));
+    }
+
+    @Test
+    void stringEscapingIsMinimal() {
+        assertThat(CanonicalJson.canonicalize("\"\\u0001\\u001f\\b\\f\\n\\r\\t\\u007f\\/\\u00e9\""))
+                .isEqualTo("\"\\u0001\\u001f\\b\\f\\n\\r\\t\u007f/\u00e9\"");
+    }
+
+    @Test
+    void whitespaceAndNestingAreNormalised() {
+        assertThat(CanonicalJson.canonicalize(" { \"b\" : [ 1 , { \"d\":1, \"c\":2 } ] , \"a\" : { } } "))
+                .isEqualTo("{\"a\":{},\"b\":[1,{\"c\":2,\"d\":1}]}");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "{\"a\":1,\"a\":2}", "{\"a\":1", "[1,]", "{'a':1}", "NaN", "[Infinity]", "[-Infinity]", "[01]",
+            "\"\\ud800\"", "\"\\udc00x\"", "{\"\\ud800\":1}", "[1] [2]", "{} x", "", "   ", "[1e999999999999]",
+            "/* c */ 1", "[\"a\u0001\"]", "tru", "[1.]", "[.5]", "[+1]"})
+    void malformedJsonIsRejectedWithAClearError(String json) {
+        assertThatThrownBy(() -> CanonicalJson.canonicalize(json))
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("request JSON")
+                .satisfies(e -> assertThat(((InvalidRequestException) e).httpStatus()).isIn(400, 413));
+    }
+
+    @Test
+    void invalidUtf8BytesAreRejected() {
+        byte[] bad = {'"', (byte) 0xC3, (byte) 0x28, '"'};
+        assertThatThrownBy(() -> CanonicalJson.canonicalize(bad)).isInstanceOf(InvalidRequestException.class);
+    }
+
+    @Test
+    void nonIntegerOverflowingADoubleIsRejected() {
+        String huge = "1" + "0".repeat(400) + ".5";
+        assertThatThrownBy(() -> CanonicalJson.canonicalize("[" + huge + "]"))
+                .isInstanceOf(InvalidRequestException.class).hasMessageContaining("range");
+    }
+
+    @Test
+    void excludedPointersAreLeftOut() {
+        byte[] json = "{\"amount\":1,\"meta\":{\"trace\":\"x\",\"keep\":1},\"items\":[{\"ts\":1,\"a\":2},3],\"a/b\":1,\"m~n\":2}"
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] out = CanonicalJson.canonicalize(json, List.of("/meta/trace", "/items/0/ts", "/items/1", "/a~1b", "/m~0n",
+                "/absent/deep"));
+        assertThat(new String(out, StandardCharsets.UTF_8))
+                .isEqualTo("{\"amount\":1,\"items\":[{\"a\":2}],\"meta\":{\"keep\":1}}");
+    }
+
+    @Test
+    void malformedPointersAreRejected() {
+        byte[] json = "{}".getBytes(StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> CanonicalJson.canonicalize(json, List.of("meta")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'/'");
+        assertThatThrownBy(() -> CanonicalJson.canonicalize(json, List.of("/a~2")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("escape");
+    }
+
+    @Test
+    void deeplyNestedInputHitsTheParserLimitNotTheStack() {
+        String deep = "[".repeat(5000) + "]".repeat(5000);
+        assertThatThrownBy(() -> CanonicalJson.canonicalize(deep)).isInstanceOf(InvalidRequestException.class);
+    }
+}

@@ -1,0 +1,217 @@
+package dev.idem.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.LeaseLostException;
+import dev.idem.api.RequestInProgressException;
+import dev.idem.store.memory.MemoryIdempotencyStore;
+import dev.idem.store.tck.MutableClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Real threads, real store, no mocks: duplicates race through barriers and latches. */
+@Timeout(60)
+class EngineConcurrencyTest {
+    private final MutableClock clock = new MutableClock();
+    private final MemoryIdempotencyStore store = MemoryIdempotencyStore.builder().clock(clock).build();
+
+    private static IdempotencyKey key(String k) {
+        return IdempotencyKey.of("tenant", "pay", k);
+    }
+
+    private static <T> List<Object> race(int threads, Task<T> task) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Object>> futures = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                futures.add(pool.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    try {
+                        return task.run();
+                    } catch (RuntimeException e) {
+                        return e;
+                    }
+                }));
+            }
+            List<Object> out = new ArrayList<>();
+            for (Future<Object> f : futures) {
+                out.add(f.get(30, TimeUnit.SECONDS));
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    interface Task<T> {
+        T run() throws Exception;
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3, 8, 16, 64})
+    void concurrentDuplicatesFailFastAndTheWorkRunsOnce(int threads) throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        CountDownLatch othersDone = new CountDownLatch(threads - 1);
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock)
+                .listener(e -> {
+                    if (e.type() == IdempotencyEvent.Type.IN_PROGRESS_CONFLICT) {
+                        othersDone.countDown();
+                    }
+                }).build();
+        List<Object> results = race(threads, () -> engine.execute(key("dup"), "{\"amount\":5}", String.class, ctx -> {
+            runs.incrementAndGet();
+            // Hold the lease until every duplicate has been turned away.
+            assertThat(othersDone.await(20, TimeUnit.SECONDS)).isTrue();
+            return "charged";
+        }));
+        assertThat(runs).hasValue(1);
+        assertThat(results.stream().filter(r -> r instanceof Result)).hasSize(1);
+        assertThat(results.stream().filter(r -> r instanceof RequestInProgressException)).hasSize(threads - 1);
+        assertThat(engine.execute(key("dup"), "{\"amount\":5}", String.class, ctx -> "again").value())
+                .isEqualTo("charged");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 8, 64})
+    void waitingDuplicatesAllReceiveTheOneResult(int threads) throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        CountDownLatch waiting = new CountDownLatch(threads - 1);
+        CountDownLatch finished = new CountDownLatch(1);
+        // Waiters "sleep" on the completion latch: they wake when the work is done, never by time.
+        Sleeper sleeper = d -> finished.await(d.toMillis(), TimeUnit.MILLISECONDS);
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock).sleeper(sleeper)
+                .inProgress(InProgressPolicy.waitUpTo(Duration.ofSeconds(20)))
+                .listener(e -> {
+                    if (e.type() == IdempotencyEvent.Type.IN_PROGRESS_CONFLICT) {
+                        waiting.countDown();
+                    }
+                }).build();
+        List<Object> results = race(threads, () -> engine.execute(key("wait"), "{}", String.class, ctx -> {
+            runs.incrementAndGet();
+            assertThat(waiting.await(20, TimeUnit.SECONDS)).isTrue();
+            finished.countDown();
+            return "v" + ctx.attempt();
+        }));
+        assertThat(runs).hasValue(1);
+        assertThat(results).allSatisfy(r -> assertThat(r).isInstanceOf(Result.class));
+        assertThat(results.stream().map(r -> (Object) ((Result<?>) r).value())).containsOnly("v1");
+        assertThat(results.stream().filter(r -> ((Result<?>) r).replayed())).hasSize(threads - 1);
+    }
+
+    @Test
+    void aWaitingDuplicateGivesUpAfterItsBound() {
+        MutableClock engineClock = new MutableClock();
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(engineClock)
+                .sleeper(d -> engineClock.advance(d))
+                .inProgress(InProgressPolicy.waitUpTo(Duration.ofSeconds(2))).build();
+        AtomicInteger polls = new AtomicInteger();
+        Object outcome = engine.execute(key("bounded"), "{}", String.class, (Work<String>) ctx -> {
+            try {
+                return engine.execute(key("bounded"), "{}", String.class,
+                        CallOptions.builder().inProgress(InProgressPolicy.waitUpTo(Duration.ofSeconds(2))).build(),
+                        inner -> "never").value();
+            } catch (RequestInProgressException e) {
+                polls.incrementAndGet();
+                return "gave up";
+            }
+        }).value();
+        assertThat(outcome).isEqualTo("gave up");
+        assertThat(polls).hasValue(1);
+    }
+
+    @Test
+    void aWaitingDuplicateTakesOverWhenTheHolderCrashed() {
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock)
+                .sleeper(d -> clock.advance(d))
+                .inProgress(InProgressPolicy.waitUpTo(Duration.ofMinutes(2))).build();
+        // A holder that never completes: claimed directly, as a crashed process leaves it.
+        byte[] fp = engine.fingerprinter.fingerprint("pay", "{}", dev.idem.engine.internal.PointerSet.EMPTY);
+        store.claim(key("crashed"), fp, 1, Duration.ofSeconds(30), Duration.ofHours(24));
+        Result<String> r = engine.execute(key("crashed"), "{}", String.class, ctx -> "recovered " + ctx.attempt());
+        assertThat(r.value()).isEqualTo("recovered 2");
+        assertThat(r.replayed()).isFalse();
+    }
+
+    @Test
+    void aStaleWorkerOnAnotherThreadCannotOverwriteTheTakerOver() throws Exception {
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock).build();
+        CountDownLatch staleStarted = new CountDownLatch(1);
+        CountDownLatch takeoverDone = new CountDownLatch(1);
+        AtomicInteger runs = new AtomicInteger();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Object> stale = pool.submit(() -> {
+                try {
+                    return engine.execute(key("fence"), "{}", String.class, ctx -> {
+                        runs.incrementAndGet();
+                        staleStarted.countDown();
+                        assertThat(takeoverDone.await(20, TimeUnit.SECONDS)).isTrue();
+                        return "stale";
+                    });
+                } catch (LeaseLostException e) {
+                    return e;
+                }
+            });
+            assertThat(staleStarted.await(20, TimeUnit.SECONDS)).isTrue();
+            clock.advance(Duration.ofSeconds(31));
+            Result<String> fresh = engine.execute(key("fence"), "{}", String.class, ctx -> {
+                runs.incrementAndGet();
+                return "fresh";
+            });
+            takeoverDone.countDown();
+            assertThat(stale.get(20, TimeUnit.SECONDS)).isInstanceOf(LeaseLostException.class);
+            assertThat(fresh.value()).isEqualTo("fresh");
+            assertThat(engine.execute(key("fence"), "{}", String.class, ctx -> "x").value()).isEqualTo("fresh");
+            assertThat(runs).hasValue(2);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void manyKeysManyThreadsOneRunPerKey() throws Exception {
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock)
+                .inProgress(InProgressPolicy.waitUpTo(Duration.ofSeconds(20)))
+                .sleeper(d -> Thread.onSpinWait()).build();
+        int keys = 50;
+        AtomicInteger[] runs = new AtomicInteger[keys];
+        for (int i = 0; i < keys; i++) {
+            runs[i] = new AtomicInteger();
+        }
+        List<Object> results = race(16, () -> {
+            List<String> seen = new ArrayList<>();
+            for (int i = 0; i < keys; i++) {
+                int k = i;
+                seen.add(engine.execute(key("many-" + k), "{}", String.class, ctx -> {
+                    runs[k].incrementAndGet();
+                    return "value-" + k;
+                }).value());
+            }
+            return seen;
+        });
+        for (AtomicInteger r : runs) {
+            assertThat(r).hasValue(1);
+        }
+        for (Object r : results) {
+            assertThat(r).isInstanceOf(List.class);
+            List<?> seen = (List<?>) r;
+            for (int i = 0; i < keys; i++) {
+                assertThat(seen.get(i)).isEqualTo("value-" + i);
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package dev.idem.engine;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.StoreCapabilities;
+import dev.idem.api.store.StoredRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A real in-memory store behind a switch: each operation can be made to fail as if the
+ * backend were unreachable, and calls are counted. Not a mock: when the switch is off it
+ * is the memory store.
+ */
+class FaultyStore implements IdempotencyStore {
+    final IdempotencyStore delegate;
+    volatile boolean claimDown;
+    volatile boolean completeDown;
+    volatile boolean releaseDown;
+    volatile int maxOutcomeBytes = Integer.MAX_VALUE;
+    final AtomicInteger claims = new AtomicInteger();
+    final AtomicInteger completes = new AtomicInteger();
+    final AtomicInteger releases = new AtomicInteger();
+
+    FaultyStore(IdempotencyStore delegate) {
+        this.delegate = delegate;
+    }
+
+    private static StoreUnavailableException down() {
+        return new StoreUnavailableException("store is down (injected)", new java.net.ConnectException("refused"));
+    }
+
+    @Override
+    public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl) {
+        claims.incrementAndGet();
+        if (claimDown) {
+            throw down();
+        }
+        return delegate.claim(key, fingerprint, token, lease, ttl);
+    }
+
+    @Override
+    public boolean complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
+        completes.incrementAndGet();
+        if (completeDown) {
+            throw down();
+        }
+        return delegate.complete(key, token, outcome, ttl);
+    }
+
+    @Override
+    public boolean release(IdempotencyKey key, long token) {
+        releases.incrementAndGet();
+        if (releaseDown) {
+            throw down();
+        }
+        return delegate.release(key, token);
+    }
+
+    @Override
+    public Optional<Instant> extendLease(IdempotencyKey key, long token, Duration lease) {
+        return delegate.extendLease(key, token, lease);
+    }
+
+    @Override
+    public Optional<StoredRecord> find(IdempotencyKey key) {
+        return delegate.find(key);
+    }
+
+    @Override
+    public int purgeExpired(int limit) {
+        return delegate.purgeExpired(limit);
+    }
+
+    @Override
+    public StoreCapabilities capabilities() {
+        StoreCapabilities c = delegate.capabilities();
+        return new StoreCapabilities(c.nativeExpiry(), c.serverClock(), Math.min(c.maxOutcomeBytes(), maxOutcomeBytes));
+    }
+}
