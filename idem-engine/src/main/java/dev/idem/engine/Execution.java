@@ -221,8 +221,22 @@ final class Execution<T> {
         try {
             completed = completeWithRetries(token, outcome);
         } catch (StoreUnavailableException e) {
-            LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored; retries may run it "
-                    + "again once the lease lapses", key);
+            if (e.retryable()) {
+                // Keep the claim: the lease holds duplicates off while the store recovers.
+                LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored; retries may "
+                        + "run it again once the lease lapses", key);
+            } else {
+                // The store will never take this outcome (e.g. an item-size limit): free the key now.
+                LOG.log(Level.WARNING, "the store refused the outcome of {0} for good; it is returned but not "
+                        + "stored, and the key is released", key);
+                releaseQuietly(token);
+            }
+            emit(Type.OUTCOME_NOT_STORED, attempt);
+            return new Result<>(value, false, false, attempt);
+        } catch (IllegalArgumentException e) {
+            LOG.log(Level.WARNING, "the store rejected the outcome of {0}: {1}; it is returned but not stored, "
+                    + "and the key is released", key, e.getMessage());
+            releaseQuietly(token);
             emit(Type.OUTCOME_NOT_STORED, attempt);
             return new Result<>(value, false, false, attempt);
         }

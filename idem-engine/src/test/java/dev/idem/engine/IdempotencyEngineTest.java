@@ -374,6 +374,21 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void aStoreThatRefusesTheOutcomeForGoodGetsTheKeyReleased() {
+        IdempotencyStore refusing = new FaultyStore(memory) {
+            @Override
+            public boolean complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
+                throw new StoreUnavailableException("item too large", null, false);
+            }
+        };
+        IdempotencyEngine e = IdempotencyEngine.builder().store(refusing).clock(clock).sleeper(d -> { }).build();
+        Result<Charge> r = e.execute(key("refused"), "{}", Charge.class, charge("x"));
+        assertThat(r.stored()).isFalse();
+        assertThat(r.value().getId()).isEqualTo("x");
+        assertThat(memory.find(key("refused")).orElseThrow().state()).isEqualTo(RecordState.RELEASED);
+    }
+
+    @Test
     void anOutcomeOverTheStoreLimitIsReturnedAndTheKeyReleased() {
         store.maxOutcomeBytes = 10;
         Result<String> r = engine.execute(key("huge"), "{}", String.class, ctx -> "x".repeat(100));

@@ -26,7 +26,7 @@ public interface IdempotencyStore extends AutoCloseable {
 
     /**
      * In one atomic step: if the key is absent, expired or RELEASED, write
-     * {@code IN_PROGRESS(fingerprint, fencingToken, lease = now + lease, expiresAt = now + ttl)}
+     * {@code IN_PROGRESS(fingerprint, fencingToken, lease = now + lease, expiresAt = max(now + ttl, lease))}
      * with attempt 1 (or the released record's attempt + 1) and return ACQUIRED; else if it
      * is IN_PROGRESS with {@code leaseExpiresAt <= now} and the same fingerprint, overwrite it
      * the same way with attempt + 1 and return TAKEN_OVER; else return EXISTING with the
@@ -42,6 +42,7 @@ public interface IdempotencyStore extends AutoCloseable {
      * returns true again (so an ambiguous network failure can be retried).
      *
      * @return false if the token is not current (the lease was lost); nothing changed then
+     * @throws IllegalArgumentException if the outcome exceeds {@link StoreCapabilities#maxOutcomeBytes()}
      */
     boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl);
 

@@ -8,9 +8,9 @@ import java.util.random.RandomGenerator;
 
 /**
  * RFC 9562 UUIDv7: 48-bit Unix milliseconds, version 7, 12 bits {@code rand_a}, variant, 62 random
- * bits. The 60 bits before the variant are kept strictly increasing per generator (RFC 9562 6.2,
- * method 3 style): when the clock stalls or steps back, the previous value plus one is used, so keys
- * stay ordered and distinct. Not API.
+ * bits. The 60 bits before the variant are kept strictly increasing per generator (the "monotonic
+ * random" idea of RFC 9562 section 6.2): when the clock stalls or steps back, the previous value plus
+ * one is used, so keys from one generator stay ordered. Not API.
  */
 public final class UuidV7Generator implements IdempotencyKeyGenerator {
 

@@ -1,0 +1,77 @@
+package dev.idem.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.StoreProvider;
+import dev.idem.store.memory.MemoryIdempotencyStore;
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StoreDiscoveryTest {
+    @TempDir
+    Path dir;
+
+    /** A second provider, registered only through the class loader a test builds. */
+    public static final class OtherProvider implements StoreProvider {
+        @Override
+        public String name() {
+            return "other";
+        }
+
+        @Override
+        public IdempotencyStore create(Context context) {
+            return MemoryIdempotencyStore.builder().clock(context.clock()).build();
+        }
+    }
+
+    private ClassLoader loaderWith(String... providers) throws IOException {
+        Path services = dir.resolve("META-INF/services");
+        Files.createDirectories(services);
+        Files.writeString(services.resolve(StoreProvider.class.getName()), String.join("\n", providers),
+                StandardCharsets.UTF_8);
+        // The test class path already registers the memory provider; this adds a second one.
+        return new URLClassLoader(new URL[] {dir.toUri().toURL()}, StoreDiscoveryTest.class.getClassLoader());
+    }
+
+    @Test
+    void theOneStoreModuleOnTheClassPathIsSelectedWhenNoStoreIsGiven() {
+        IdempotencyEngine engine = IdempotencyEngine.builder().build();
+        assertThat(engine.store()).isInstanceOf(MemoryIdempotencyStore.class);
+        assertThat(engine.execute(IdempotencyKey.of("s", "op", "k"), "{}", String.class, ctx -> "ok").value())
+                .isEqualTo("ok");
+    }
+
+    @Test
+    void severalProvidersAreAnErrorThatNamesThem() throws IOException {
+        ClassLoader loader = loaderWith(OtherProvider.class.getName());
+        assertThatThrownBy(() -> IdempotencyEngine.builder().classLoader(loader).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("memory (dev.idem.store.memory.MemoryStoreProvider)")
+                .hasMessageContaining("other (" + OtherProvider.class.getName() + ")");
+    }
+
+    @Test
+    void noProviderIsAnErrorThatSaysWhatToDo() {
+        ClassLoader empty = new URLClassLoader(new URL[0], ClassLoader.getPlatformClassLoader());
+        assertThatThrownBy(() -> IdempotencyEngine.builder().classLoader(empty).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no StoreProvider was found")
+                .hasMessageContaining("builder().store(");
+    }
+
+    @Test
+    void anExplicitStoreWinsOverDiscovery() throws IOException {
+        ClassLoader loader = loaderWith(OtherProvider.class.getName());
+        MemoryIdempotencyStore mine = MemoryIdempotencyStore.create();
+        assertThat(IdempotencyEngine.builder().classLoader(loader).store(mine).build().store()).isSameAs(mine);
+    }
+}

@@ -1,0 +1,92 @@
+package dev.idem.store.dynamodb;
+
+import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
+import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.function.Consumer;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
+
+/**
+ * One DynamoDB Local server per test JVM, started in-process on a free loopback port the
+ * first time a test asks for it, stopped when the JVM exits. Tests talk to it over HTTP
+ * with ordinary SDK clients, so what they measure (requests, errors) is what a real
+ * deployment sees.
+ */
+final class DynamoDbLocal {
+    private static final Object LOCK = new Object();
+    private static URI endpoint;
+
+    private DynamoDbLocal() {
+    }
+
+    /** The server's endpoint, starting it on first use. */
+    static URI endpoint() {
+        synchronized (LOCK) {
+            if (endpoint == null) {
+                endpoint = start();
+            }
+            return endpoint;
+        }
+    }
+
+    /** A new client of its own (own connection pool) on the local server. */
+    static DynamoDbClient client() {
+        return client(c -> { });
+    }
+
+    /** A new client with extra client configuration (interceptors, retry policy). */
+    static DynamoDbClient client(Consumer<ClientOverrideConfiguration.Builder> overrides) {
+        return builder().overrideConfiguration(overrides).build();
+    }
+
+    /** A client builder pointed at the local server, for tests that need more settings. */
+    static DynamoDbClientBuilder builder() {
+        return DynamoDbClient.builder()
+                .endpointOverride(endpoint())
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .httpClientBuilder(ApacheHttpClient.builder()
+                        .connectionTimeout(Duration.ofSeconds(5))
+                        .socketTimeout(Duration.ofSeconds(30)));
+    }
+
+    /** A fresh table name, so test classes never share a table. */
+    static String newTableName(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static URI start() {
+        try {
+            int port = freePort();
+            DynamoDBProxyServer server = ServerRunner.createServerFromCommandLineArgs(
+                    new String[] {"-inMemory", "-port", Integer.toString(port), "-disableTelemetry"});
+            server.start();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    server.stop();
+                } catch (Exception e) {
+                    // The JVM is going away; nothing left to clean up.
+                }
+            }, "dynamodb-local-stop"));
+            return URI.create("http://127.0.0.1:" + port);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not start DynamoDB Local", e);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,328 @@
+package dev.idem.store.redis;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.StoreCapabilities;
+import dev.idem.api.store.StoredRecord;
+import dev.idem.store.redis.internal.LuaScript;
+import dev.idem.store.redis.internal.RecordKeys;
+import dev.idem.store.redis.internal.Replies;
+import dev.idem.store.redis.internal.Replies.MalformedReplyException;
+import dev.idem.store.redis.internal.ScriptRunner;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * An {@link IdempotencyStore} on Redis through a Jedis {@link UnifiedJedis} client, so
+ * both a standalone client ({@code RedisClient}, {@code JedisPooled}) and a cluster client
+ * ({@code RedisClusterClient}, {@code JedisCluster}) work.
+ *
+ * <p>Each record is one hash whose key carries a hash tag, so it lives on one cluster
+ * slot. Every operation is one Lua script run with {@code EVALSHA} (one round trip; the
+ * script is sent with {@code EVAL} only when a node answers NOSCRIPT), so it is atomic
+ * against every other operation on that record. Leases and expiry are judged by the Redis
+ * server's clock ({@code TIME} inside the script), and the script that writes a record
+ * also sets its {@code PEXPIREAT}, so Redis removes expired records by itself
+ * ({@link #purgeExpired} returns 0).
+ *
+ * <p>Client failures (refused connections, timeouts, server errors, replies the store
+ * cannot read) throw {@link StoreUnavailableException}. Set short connect and socket
+ * timeouts on the client: they bound every operation. The store never closes a client
+ * passed to {@link #builder(UnifiedJedis)}. Instances are immutable and thread-safe.
+ */
+public final class RedisIdempotencyStore implements IdempotencyStore {
+    /** The key prefix used unless {@link Builder#keyPrefix} sets another. */
+    public static final String DEFAULT_KEY_PREFIX = "idem:";
+    /** The largest outcome accepted unless {@link Builder#maxOutcomeBytes} sets another: 16 MiB. */
+    public static final int DEFAULT_MAX_OUTCOME_BYTES = 16 * 1024 * 1024;
+    /** The largest outcome that can be configured: Redis' default {@code proto-max-bulk-len}, 512 MiB. */
+    public static final int MAX_OUTCOME_BYTES_LIMIT = 512 * 1024 * 1024;
+    /** The longest lease or TTL accepted (about 100 years), so millisecond arithmetic stays exact. */
+    public static final Duration MAX_DURATION = Duration.ofDays(36_500);
+
+    private final UnifiedJedis client;
+    private final boolean ownsClient;
+    private final String keyPrefix;
+    private final RecordKeys keys;
+    private final ScriptRunner scripts;
+    private final int maxOutcomeBytes;
+    private final int waitReplicas;
+    private final Duration waitTimeout;
+
+    private RedisIdempotencyStore(Builder b) {
+        this.client = b.client;
+        this.ownsClient = b.ownsClient;
+        this.keyPrefix = b.keyPrefix;
+        this.keys = new RecordKeys(b.keyPrefix);
+        this.scripts = new ScriptRunner(b.client);
+        this.maxOutcomeBytes = b.maxOutcomeBytes;
+        this.waitReplicas = b.waitReplicas;
+        this.waitTimeout = b.waitTimeout;
+    }
+
+    /** A builder for a store on {@code client}, which the store uses but never closes. */
+    public static Builder builder(UnifiedJedis client) {
+        return new Builder(client);
+    }
+
+    /** A store on {@code client} with the default prefix and limits. */
+    public static RedisIdempotencyStore create(UnifiedJedis client) {
+        return builder(client).build();
+    }
+
+    @Override
+    public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
+            Duration ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        long leaseMillis = millis("lease", lease);
+        long ttlMillis = millis("ttl", ttl);
+        Object reply = scripts.run(LuaScript.CLAIM, keys.of(key),
+                List.of(fingerprint, text(fencingToken), text(leaseMillis), text(ttlMillis)));
+        try {
+            List<?> list = Replies.list(reply, 9, 9, "claim reply");
+            char how = Replies.letter(list.get(0), "claim status");
+            Instant now = Instant.ofEpochMilli(Replies.integer(list.get(1), "server time"));
+            StoredRecord record = Replies.record(key, list, 2);
+            switch (how) {
+                case 'A':
+                    return ClaimResult.acquired(record, now);
+                case 'T':
+                    return ClaimResult.takenOver(record, now);
+                case 'E':
+                    return ClaimResult.existing(record, now);
+                default:
+                    throw new MalformedReplyException("claim status: unknown code '" + how + "'");
+            }
+        } catch (MalformedReplyException | IllegalArgumentException e) {
+            throw unreadable(LuaScript.CLAIM, e);
+        }
+    }
+
+    @Override
+    public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(outcome, "outcome");
+        if (outcome.length > maxOutcomeBytes) {
+            throw new IllegalArgumentException(
+                    "outcome is " + outcome.length + " bytes; this store holds at most " + maxOutcomeBytes);
+        }
+        long ttlMillis = millis("ttl", ttl);
+        byte[] recordKey = keys.of(key);
+        List<byte[]> args = List.of(text(fencingToken), outcome, text(ttlMillis));
+        boolean done;
+        try {
+            if (waitReplicas == 0) {
+                return Replies.flag(scripts.run(LuaScript.COMPLETE, recordKey, args), "complete reply");
+            }
+            Object[] replyAndAcks = scripts.runThenWait(LuaScript.COMPLETE, recordKey, args, waitReplicas,
+                    waitTimeout.toMillis());
+            done = Replies.flag(replyAndAcks[0], "complete reply");
+            long acked = Replies.integer(replyAndAcks[1], "WAIT reply");
+            if (done && acked < waitReplicas) {
+                // The outcome is on the primary (a retry of complete with this token returns
+                // true and a duplicate replays it), but a failover now could lose it.
+                throw new StoreUnavailableException("outcome stored on the Redis primary but acknowledged by "
+                        + acked + " of " + waitReplicas + " required replicas within " + waitTimeout.toMillis()
+                        + " ms", null, true);
+            }
+            return done;
+        } catch (MalformedReplyException e) {
+            throw unreadable(LuaScript.COMPLETE, e);
+        }
+    }
+
+    @Override
+    public boolean release(IdempotencyKey key, long fencingToken) {
+        Objects.requireNonNull(key, "key");
+        Object reply = scripts.run(LuaScript.RELEASE, keys.of(key), List.of(text(fencingToken)));
+        try {
+            return Replies.flag(reply, "release reply");
+        } catch (MalformedReplyException e) {
+            throw unreadable(LuaScript.RELEASE, e);
+        }
+    }
+
+    @Override
+    public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
+        Objects.requireNonNull(key, "key");
+        long leaseMillis = millis("lease", lease);
+        Object reply = scripts.run(LuaScript.EXTEND, keys.of(key), List.of(text(fencingToken), text(leaseMillis)));
+        try {
+            List<?> list = Replies.list(reply, 1, 2, "extendLease reply");
+            boolean extended = Replies.flag(list.get(0), "extendLease status");
+            if (extended != (list.size() == 2)) {
+                throw new MalformedReplyException("extendLease reply: status and length disagree");
+            }
+            return extended
+                    ? Optional.of(Instant.ofEpochMilli(Replies.integer(list.get(1), "lease deadline")))
+                    : Optional.empty();
+        } catch (MalformedReplyException e) {
+            throw unreadable(LuaScript.EXTEND, e);
+        }
+    }
+
+    @Override
+    public Optional<StoredRecord> find(IdempotencyKey key) {
+        Objects.requireNonNull(key, "key");
+        Object reply = scripts.run(LuaScript.FIND, keys.of(key), List.of());
+        try {
+            List<?> list = Replies.list(reply, 1, 8, "find reply");
+            Replies.integer(list.get(0), "server time");
+            if (list.size() == 1) {
+                return Optional.empty();
+            }
+            if (list.size() < 7) {
+                throw new MalformedReplyException("find reply: a record needs at least 7 elements, got "
+                        + list.size());
+            }
+            return Optional.of(Replies.record(key, list, 1));
+        } catch (MalformedReplyException | IllegalArgumentException e) {
+            throw unreadable(LuaScript.FIND, e);
+        }
+    }
+
+    /** Always 0: every record carries a Redis expiry, and Redis removes it by itself. */
+    @Override
+    public int purgeExpired(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be positive but was " + limit);
+        }
+        return 0;
+    }
+
+    @Override
+    public StoreCapabilities capabilities() {
+        return new StoreCapabilities(true, true, maxOutcomeBytes);
+    }
+
+    /** Closes the client only if this store created it (through {@link RedisStoreProvider}). */
+    @Override
+    public void close() {
+        if (ownsClient) {
+            client.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisIdempotencyStore[prefix=" + keyPrefix + ", maxOutcomeBytes=" + maxOutcomeBytes
+                + (waitReplicas > 0 ? ", wait=" + waitReplicas + "/" + waitTimeout.toMillis() + "ms" : "") + "]";
+    }
+
+    static String checkKeyPrefix(String keyPrefix) {
+        Objects.requireNonNull(keyPrefix, "keyPrefix");
+        if (keyPrefix.length() > 64) {
+            throw new IllegalArgumentException(
+                    "keyPrefix must be at most 64 characters but was " + keyPrefix.length() + ": " + keyPrefix);
+        }
+        for (int i = 0; i < keyPrefix.length(); i++) {
+            char c = keyPrefix.charAt(i);
+            if (c == '{' || c == '}' || Character.isISOControl(c)) {
+                throw new IllegalArgumentException("keyPrefix must not contain '{', '}' or control characters but was \""
+                        + keyPrefix + "\" (index " + i + ")");
+            }
+        }
+        return keyPrefix;
+    }
+
+    private static long millis(String name, Duration d) {
+        Objects.requireNonNull(d, name);
+        if (d.compareTo(Duration.ofMillis(1)) < 0) {
+            throw new IllegalArgumentException(name + " must be at least 1 ms but was " + d);
+        }
+        if (d.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(name + " must be at most " + MAX_DURATION + " but was " + d);
+        }
+        return d.toMillis();
+    }
+
+    private static byte[] text(long n) {
+        return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static StoreUnavailableException unreadable(LuaScript script, RuntimeException e) {
+        return new StoreUnavailableException("unreadable reply from Redis " + script.name() + ": " + e.getMessage(),
+                e, false);
+    }
+
+    /**
+     * Validating builder: every setter rejects a bad value at once, naming it. Only the
+     * client is required.
+     */
+    public static final class Builder {
+        private final UnifiedJedis client;
+        private boolean ownsClient;
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
+        private int maxOutcomeBytes = DEFAULT_MAX_OUTCOME_BYTES;
+        private int waitReplicas;
+        private Duration waitTimeout = Duration.ZERO;
+
+        private Builder(UnifiedJedis client) {
+            this.client = Objects.requireNonNull(client, "client");
+        }
+
+        /**
+         * The text every record key starts with (default {@value #DEFAULT_KEY_PREFIX}): at
+         * most 64 characters, no control characters, and no '{' or '}' (the store's own hash
+         * tag must be the first one in the key, or records would pile onto one cluster slot).
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = checkKeyPrefix(keyPrefix);
+            return this;
+        }
+
+        /** The largest outcome {@link #complete} accepts, 1 byte to 512 MiB (default 16 MiB). */
+        public Builder maxOutcomeBytes(int maxOutcomeBytes) {
+            if (maxOutcomeBytes < 1 || maxOutcomeBytes > MAX_OUTCOME_BYTES_LIMIT) {
+                throw new IllegalArgumentException("maxOutcomeBytes must be between 1 and " + MAX_OUTCOME_BYTES_LIMIT
+                        + " but was " + maxOutcomeBytes);
+            }
+            this.maxOutcomeBytes = maxOutcomeBytes;
+            return this;
+        }
+
+        /**
+         * After each complete, waits (Redis {@code WAIT}, pipelined in the same round trip)
+         * until {@code replicas} replicas acknowledged the write or {@code timeout} passed;
+         * fewer acknowledgements make complete throw a retryable
+         * {@link StoreUnavailableException} (the outcome is stored on the primary). Off by
+         * default; {@code replicas = 0} turns it off. The client's socket timeout must exceed
+         * {@code timeout}.
+         */
+        public Builder waitForReplicas(int replicas, Duration timeout) {
+            if (replicas < 0) {
+                throw new IllegalArgumentException("replicas must not be negative but was " + replicas);
+            }
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || (replicas > 0 && timeout.isZero())) {
+                throw new IllegalArgumentException(
+                        "timeout must be positive (WAIT 0 would block forever) but was " + timeout);
+            }
+            if (timeout.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("timeout must be at most 10 minutes but was " + timeout);
+            }
+            this.waitReplicas = replicas;
+            this.waitTimeout = timeout;
+            return this;
+        }
+
+        /** Makes {@link RedisIdempotencyStore#close()} close the client: for clients the store's creator made. */
+        Builder ownsClient(boolean ownsClient) {
+            this.ownsClient = ownsClient;
+            return this;
+        }
+
+        /** Builds the store; this makes no call to Redis. */
+        public RedisIdempotencyStore build() {
+            return new RedisIdempotencyStore(this);
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package dev.idem.store.redis;
+
+import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.StoreProvider;
+import java.net.URI;
+import java.util.LinkedHashSet;
+import java.util.Optional;
+import java.util.Set;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.SslOptions;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.util.JedisURIHelper;
+
+/**
+ * ServiceLoader entry (name {@code redis}): builds a Redis store, and the client it runs
+ * on, from properties, for engines built without an explicit store. Exactly one of these
+ * must be set:
+ * <ul>
+ *   <li>{@value #URI}: a standalone server, e.g. {@code redis://host:6379/0} or
+ *       {@code rediss://user:pass@host:6380};</li>
+ *   <li>{@value #CLUSTER}: comma-separated {@code host:port} seed nodes of a cluster.</li>
+ * </ul>
+ * Optional: {@value #PREFIX} (the key prefix) and {@value #TIMEOUT_MS} (connect and socket
+ * timeout in milliseconds, default {@value #DEFAULT_TIMEOUT_MS}). The store owns the client
+ * it created and closes it on {@link IdempotencyStore#close()}. Applications that already
+ * have a Jedis client should pass it to {@link RedisIdempotencyStore#builder} instead.
+ */
+public final class RedisStoreProvider implements StoreProvider {
+    /** Property naming a standalone server URI. */
+    public static final String URI = "idem.store.redis.uri";
+    /** Property naming cluster seed nodes. */
+    public static final String CLUSTER = "idem.store.redis.cluster";
+    /** Property for the key prefix. */
+    public static final String PREFIX = "idem.store.redis.prefix";
+    /** Property for the connect and socket timeout, in milliseconds. */
+    public static final String TIMEOUT_MS = "idem.store.redis.timeout-ms";
+    /** The timeout used when {@value #TIMEOUT_MS} is not set. */
+    public static final int DEFAULT_TIMEOUT_MS = 2000;
+
+    /** Public no-argument constructor for ServiceLoader. */
+    public RedisStoreProvider() {
+    }
+
+    @Override
+    public String name() {
+        return "redis";
+    }
+
+    @Override
+    public IdempotencyStore create(Context context) {
+        Optional<String> uri = context.property(URI).map(String::trim).filter(s -> !s.isEmpty());
+        Optional<String> cluster = context.property(CLUSTER).map(String::trim).filter(s -> !s.isEmpty());
+        if (uri.isPresent() == cluster.isPresent()) {
+            throw new IllegalStateException("the redis store needs exactly one of the properties " + URI
+                    + " (a standalone server, e.g. redis://localhost:6379) or " + CLUSTER
+                    + " (comma-separated host:port seed nodes)" + (uri.isPresent() ? ", not both" : ""));
+        }
+        int timeout = timeout(context.property(TIMEOUT_MS));
+        // Validate every setting before a client (with its pool) exists, so a bad one leaks nothing.
+        String prefix = context.property(PREFIX).map(RedisStoreProvider::prefix)
+                .orElse(RedisIdempotencyStore.DEFAULT_KEY_PREFIX);
+        UnifiedJedis client;
+        try {
+            client = uri.isPresent() ? standalone(uri.get(), timeout) : cluster(cluster.get(), timeout);
+        } catch (JedisException e) {
+            throw new StoreUnavailableException("cannot connect the redis store: " + e.getMessage(), e, true);
+        }
+        return RedisIdempotencyStore.builder(client).keyPrefix(prefix).ownsClient(true).build();
+    }
+
+    private static String prefix(String value) {
+        try {
+            return RedisIdempotencyStore.checkKeyPrefix(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(PREFIX + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static int timeout(Optional<String> value) {
+        if (value.isEmpty()) {
+            return DEFAULT_TIMEOUT_MS;
+        }
+        try {
+            int t = Integer.parseInt(value.get().trim());
+            if (t < 1) {
+                throw new IllegalStateException(TIMEOUT_MS + " must be a positive number of milliseconds but was "
+                        + value.get());
+            }
+            return t;
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(TIMEOUT_MS + " must be a positive number of milliseconds but was '"
+                    + value.get() + "'", e);
+        }
+    }
+
+    private static JedisClientConfig config(int timeout) {
+        return DefaultJedisClientConfig.builder().connectionTimeoutMillis(timeout).socketTimeoutMillis(timeout).build();
+    }
+
+    private static UnifiedJedis standalone(String value, int timeout) {
+        URI uri;
+        try {
+            uri = java.net.URI.create(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(URI + " is not a URI: '" + value + "'", e);
+        }
+        if (!"redis".equals(uri.getScheme()) && !"rediss".equals(uri.getScheme())) {
+            throw new IllegalStateException(URI + " must start with redis:// or rediss:// but was '" + value + "'");
+        }
+        if (uri.getHost() == null) {
+            throw new IllegalStateException(URI + " has no host: '" + value + "'");
+        }
+        int database;
+        try {
+            database = JedisURIHelper.getDBIndex(uri);
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(URI + " has a database that is not a number: '" + value + "'", e);
+        }
+        DefaultJedisClientConfig.Builder cfg = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(timeout).socketTimeoutMillis(timeout)
+                .user(JedisURIHelper.getUser(uri)).password(JedisURIHelper.getPassword(uri))
+                .database(database);
+        if (JedisURIHelper.isRedisSSLScheme(uri)) {
+            cfg.sslOptions(SslOptions.defaults());
+        }
+        return RedisClient.builder().hostAndPort(JedisURIHelper.getHostAndPort(uri)).clientConfig(cfg.build()).build();
+    }
+
+    private static UnifiedJedis cluster(String value, int timeout) {
+        Set<HostAndPort> nodes = new LinkedHashSet<>();
+        for (String part : value.split(",")) {
+            String p = part.trim();
+            int colon = p.lastIndexOf(':');
+            if (colon <= 0 || colon == p.length() - 1) {
+                throw new IllegalStateException(CLUSTER + " must list host:port pairs but has '" + p + "'");
+            }
+            try {
+                nodes.add(new HostAndPort(p.substring(0, colon), Integer.parseInt(p.substring(colon + 1))));
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException(CLUSTER + " has a port that is not a number: '" + p + "'", e);
+            }
+        }
+        return RedisClusterClient.builder().nodes(nodes).clientConfig(config(timeout)).build();
+    }
+}

@@ -1,0 +1,124 @@
+package dev.idem.store.redis.internal;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.store.RecordState;
+import dev.idem.api.store.StoredRecord;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Strict readers for script replies. Anything unexpected (a wrong type, a missing field,
+ * text that is not a number) throws {@link MalformedReplyException}: a reply we cannot
+ * read must surface as an error, never be mistaken for "absent".
+ */
+public final class Replies {
+    private Replies() {
+    }
+
+    /** A reply that does not have the shape the script promises. */
+    public static final class MalformedReplyException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        /** Creates the exception. */
+        public MalformedReplyException(String message) {
+            super(message);
+        }
+    }
+
+    /** The reply as a list of {@code min..max} elements. */
+    public static List<?> list(Object reply, int min, int max, String what) {
+        if (!(reply instanceof List)) {
+            throw new MalformedReplyException(what + ": expected an array reply but got " + describe(reply));
+        }
+        List<?> list = (List<?>) reply;
+        if (list.size() < min || list.size() > max) {
+            throw new MalformedReplyException(
+                    what + ": expected " + min + ".." + max + " elements but got " + list.size());
+        }
+        return list;
+    }
+
+    /** An integer reply, or bulk text holding a decimal integer. */
+    public static long integer(Object value, String what) {
+        if (value instanceof Long) {
+            return (Long) value;
+        }
+        if (value instanceof byte[]) {
+            String text = new String((byte[]) value, StandardCharsets.US_ASCII);
+            try {
+                return Long.parseLong(text);
+            } catch (NumberFormatException e) {
+                throw new MalformedReplyException(what + ": expected an integer but got '" + abbreviate(text) + "'");
+            }
+        }
+        throw new MalformedReplyException(what + ": expected an integer but got " + describe(value));
+    }
+
+    /** A 0/1 integer reply. */
+    public static boolean flag(Object reply, String what) {
+        long v = integer(reply, what);
+        if (v != 0 && v != 1) {
+            throw new MalformedReplyException(what + ": expected 0 or 1 but got " + v);
+        }
+        return v == 1;
+    }
+
+    /** A non-null bulk reply. */
+    public static byte[] bytes(Object value, String what) {
+        if (value instanceof byte[]) {
+            return (byte[]) value;
+        }
+        throw new MalformedReplyException(what + ": expected a bulk string but got " + describe(value));
+    }
+
+    /** Bulk text of exactly one ASCII character. */
+    public static char letter(Object value, String what) {
+        byte[] b = bytes(value, what);
+        if (b.length != 1) {
+            throw new MalformedReplyException(what + ": expected one letter but got " + b.length + " bytes");
+        }
+        return (char) (b[0] & 0xFF);
+    }
+
+    /**
+     * Reads a record laid out as {@code state, fingerprint, token, attempt, leaseUntil,
+     * expiresAt, outcome} starting at {@code offset}.
+     */
+    public static StoredRecord record(IdempotencyKey key, List<?> reply, int offset) {
+        char code = letter(reply.get(offset), "record state");
+        RecordState state;
+        try {
+            state = RecordState.fromCode(code);
+        } catch (IllegalArgumentException e) {
+            throw new MalformedReplyException("record state: " + e.getMessage());
+        }
+        byte[] fingerprint = bytes(reply.get(offset + 1), "record fingerprint");
+        long token = integer(reply.get(offset + 2), "record token");
+        long attempt = integer(reply.get(offset + 3), "record attempt");
+        if (attempt < 1 || attempt > Integer.MAX_VALUE) {
+            throw new MalformedReplyException("record attempt: out of range: " + attempt);
+        }
+        Instant lease = state == RecordState.IN_PROGRESS
+                ? Instant.ofEpochMilli(integer(reply.get(offset + 4), "record lease deadline"))
+                : null;
+        Instant expires = Instant.ofEpochMilli(integer(reply.get(offset + 5), "record expiry"));
+        byte[] outcome = null;
+        if (state == RecordState.COMPLETED) {
+            Object o = offset + 6 < reply.size() ? reply.get(offset + 6) : null;
+            outcome = bytes(o, "record outcome");
+        }
+        return new StoredRecord(key, state, fingerprint, token, (int) attempt, lease, expires, outcome);
+    }
+
+    private static String describe(Object value) {
+        if (value == null) {
+            return "nil";
+        }
+        return value.getClass().getSimpleName();
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 40) + "...";
+    }
+}

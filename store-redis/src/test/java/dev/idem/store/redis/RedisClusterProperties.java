@@ -1,0 +1,18 @@
+package dev.idem.store.redis;
+
+import dev.idem.store.tck.IdempotencyStoreProperties;
+import dev.idem.store.tck.StoreFixture;
+
+/** The kit's model-based properties against a real three-master Redis Cluster. */
+class RedisClusterProperties extends IdempotencyStoreProperties {
+    @Override
+    protected StoreFixture createFixture() {
+        return new RedisFixture(ClusterClients.A, ClusterClients.B);
+    }
+
+    @Override
+    protected int maxClockAdvancesPerScript() {
+        // Every lapse is a real sleep on the server clock.
+        return 1;
+    }
+}
