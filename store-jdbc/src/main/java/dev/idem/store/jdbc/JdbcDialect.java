@@ -1,0 +1,54 @@
+package dev.idem.store.jdbc;
+
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The SQL flavours the JDBC store speaks. Normally detected from the connection's
+ * {@link java.sql.DatabaseMetaData#getDatabaseProductName() product name}; set one
+ * explicitly on the builder to skip detection (for example when the database may be down
+ * while the application starts, or behind a proxy that reports another name).
+ */
+public enum JdbcDialect {
+    /** PostgreSQL 12 or later; the claim is one {@code INSERT ... ON CONFLICT ... RETURNING}. */
+    POSTGRESQL("postgresql"),
+    /**
+     * MySQL 8 and MariaDB 10.6 or later; the claim is one short READ COMMITTED transaction
+     * holding the row lock, because neither has {@code RETURNING} on an upsert.
+     */
+    MYSQL("mysql"),
+    /** H2 2.x; "now" is the clock of the JVM that runs the database (this one for in-memory H2). */
+    H2("h2");
+
+    private final String resourceName;
+
+    JdbcDialect(String resourceName) {
+        this.resourceName = resourceName;
+    }
+
+    /** The folder name of this dialect's schema scripts under {@code dev/idem/store/jdbc/schema/}. */
+    public String resourceName() {
+        return resourceName;
+    }
+
+    /**
+     * The dialect for a JDBC product name ({@code PostgreSQL}, {@code MySQL}, {@code MariaDB},
+     * {@code H2}), or empty if it is none of them.
+     */
+    public static Optional<JdbcDialect> fromProductName(String productName) {
+        if (productName == null) {
+            return Optional.empty();
+        }
+        String p = productName.toLowerCase(Locale.ROOT);
+        if (p.contains("postgres")) {
+            return Optional.of(POSTGRESQL);
+        }
+        if (p.contains("mysql") || p.contains("mariadb")) {
+            return Optional.of(MYSQL);
+        }
+        if (p.equals("h2") || p.startsWith("h2 ")) {
+            return Optional.of(H2);
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,129 @@
+package dev.idem.store.jdbc.internal;
+
+import dev.idem.store.jdbc.JdbcDialect;
+
+/**
+ * The statements of one dialect against one table. All instants are epoch milliseconds
+ * computed by the database ({@code NOW} below), never by the JVM, so application nodes
+ * with skewed clocks agree on every lease.
+ */
+public final class Sql {
+    private static final String COLUMNS = "state, fingerprint, token, attempt, lease_until, expires_at, outcome";
+    private static final String PK = "scope = :scope AND operation = :operation AND idem_key = :key";
+
+    /** The database clock in epoch milliseconds, as an SQL expression. */
+    public final String now;
+    /** PostgreSQL only: the whole claim as one statement. */
+    public final String claim;
+    /** MySQL and H2: reads and row-locks the current record, with the database clock. */
+    public final String lockRow;
+    /** MySQL and H2: the database clock alone (the key has no row yet). */
+    public final String selectNow;
+    /** MySQL and H2: overwrites the locked row if it is claimable. */
+    public final String takeRow;
+    /** MySQL and H2: inserts a fresh IN_PROGRESS row. */
+    public final String insertRow;
+    /** Fenced completion (also accepts a repeat of a completion by the same token). */
+    public final String complete;
+    /** Reads the record's state and token (MySQL's confirmation of an idempotent repeat). */
+    public final String completedBy;
+    /** Fenced release. */
+    public final String release;
+    /** PostgreSQL: fenced lease extension returning the new deadline. */
+    public final String extend;
+    /** MySQL and H2: fenced lease extension to a deadline computed from {@link #selectNow}. */
+    public final String extendTo;
+    /** The unexpired record, with the database clock. */
+    public final String find;
+    /** Deletes up to {@code :limit} expired rows. */
+    public final String purge;
+
+    /** Builds the statements for {@code table}, an already validated (possibly schema-qualified) name. */
+    public Sql(JdbcDialect dialect, String table) {
+        switch (dialect) {
+            case POSTGRESQL:
+                now = "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)";
+                break;
+            case MYSQL:
+                now = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)";
+                break;
+            case H2:
+                now = "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000) AS BIGINT)";
+                break;
+            default:
+                throw new IllegalArgumentException("unknown dialect " + dialect);
+        }
+        boolean pg = dialect == JdbcDialect.POSTGRESQL;
+        // The clock is read once per statement: clock_timestamp() changes during a statement.
+        claim = pg
+                ? "WITH clock AS (SELECT " + now + " AS ms),"
+                        + " prev AS (SELECT " + COLUMNS + " FROM " + table + " WHERE " + PK + "),"
+                        + " claimed AS ("
+                        + "INSERT INTO " + table + " AS r (scope, operation, idem_key, " + COLUMNS + ")"
+                        + " SELECT :scope, :operation, :key, 'I', :fp, :token, 1, clock.ms + :leaseMs,"
+                        + " clock.ms + :lifeMs, NULL FROM clock"
+                        + " ON CONFLICT (scope, operation, idem_key) DO UPDATE SET"
+                        + " state = 'I', fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token,"
+                        + " attempt = CASE WHEN r.expires_at <= EXCLUDED.lease_until - :leaseMs THEN 1"
+                        + " ELSE r.attempt + 1 END,"
+                        + " lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at, outcome = NULL"
+                        + " WHERE r.expires_at <= EXCLUDED.lease_until - :leaseMs OR r.state = 'R'"
+                        + " OR (r.state = 'I' AND r.lease_until <= EXCLUDED.lease_until - :leaseMs"
+                        + " AND r.fingerprint = EXCLUDED.fingerprint)"
+                        + " RETURNING r.attempt, r.lease_until, r.expires_at)"
+                        + " SELECT clock.ms AS now_ms, claimed.attempt AS new_attempt,"
+                        + " claimed.lease_until AS new_lease_until, claimed.expires_at AS new_expires_at,"
+                        + " prev.state, prev.fingerprint, prev.token, prev.attempt, prev.lease_until,"
+                        + " prev.expires_at, CASE WHEN claimed.attempt IS NULL THEN prev.outcome END AS outcome"
+                        + " FROM clock LEFT JOIN claimed ON TRUE LEFT JOIN prev ON TRUE"
+                : null;
+        lockRow = "SELECT " + now + " AS now_ms, " + COLUMNS + " FROM " + table + " WHERE " + PK + " FOR UPDATE";
+        selectNow = "SELECT " + now + " AS now_ms";
+        takeRow = "UPDATE " + table + " SET fingerprint = :fp, token = :token, attempt = :attempt,"
+                + " lease_until = :leaseUntil, expires_at = :expiresAt, outcome = NULL, state = 'I'"
+                + " WHERE " + PK + " AND (expires_at <= :now OR state = 'R'"
+                + " OR (state = 'I' AND lease_until <= :now AND fingerprint = :fp))";
+        insertRow = "INSERT INTO " + table + " (scope, operation, idem_key, " + COLUMNS + ")"
+                + " VALUES (:scope, :operation, :key, 'I', :fp, :token, 1, :leaseUntil, :expiresAt, NULL)";
+        // MySQL evaluates SET assignments left to right on the updated row, so state goes last.
+        complete = pg
+                ? "UPDATE " + table + " SET outcome = CASE WHEN state = 'I' THEN :outcome ELSE outcome END,"
+                        + " expires_at = CASE WHEN state = 'I' THEN c.ms + :ttlMs ELSE expires_at END,"
+                        + " lease_until = NULL, state = 'C' FROM (SELECT " + now + " AS ms) c"
+                        + " WHERE " + PK + " AND token = :token AND state IN ('I', 'C') AND expires_at > c.ms"
+                : "UPDATE " + table + " SET outcome = CASE WHEN state = 'I' THEN :outcome ELSE outcome END,"
+                        + " expires_at = CASE WHEN state = 'I' THEN " + now + " + :ttlMs ELSE expires_at END,"
+                        + " lease_until = NULL, state = 'C'"
+                        + " WHERE " + PK + " AND token = :token AND state IN ('I', 'C') AND expires_at > " + now;
+        completedBy = "SELECT state, token FROM " + table + " WHERE " + PK + " AND expires_at > " + now;
+        release = "UPDATE " + table + " SET lease_until = NULL, state = 'R'"
+                + " WHERE " + PK + " AND token = :token AND state = 'I' AND expires_at > " + now;
+        extend = pg
+                ? "UPDATE " + table + " SET lease_until = c.ms + :leaseMs,"
+                        + " expires_at = GREATEST(expires_at, c.ms + :leaseMs) FROM (SELECT " + now + " AS ms) c"
+                        + " WHERE " + PK + " AND token = :token AND state = 'I' AND expires_at > c.ms"
+                        + " RETURNING lease_until"
+                : null;
+        extendTo = "UPDATE " + table + " SET expires_at = GREATEST(expires_at, :deadline), lease_until = :deadline"
+                + " WHERE " + PK + " AND token = :token AND state = 'I' AND expires_at > :now";
+        find = "SELECT c.ms AS now_ms, " + COLUMNS + " FROM (SELECT " + now + " AS ms) c JOIN " + table
+                + " t ON t.scope = :scope AND t.operation = :operation AND t.idem_key = :key AND t.expires_at > c.ms";
+        switch (dialect) {
+            case POSTGRESQL:
+                // SKIP LOCKED: rows a claim is rewriting right now are left for the next batch
+                // instead of making the purge wait; the target re-check keeps a row claimed meanwhile.
+                purge = "WITH c AS (SELECT " + now + " AS ms), victims AS (SELECT t.scope, t.operation, t.idem_key"
+                        + " FROM " + table + " t, c WHERE t.expires_at <= c.ms ORDER BY t.expires_at"
+                        + " LIMIT :limit FOR UPDATE OF t SKIP LOCKED)"
+                        + " DELETE FROM " + table + " d USING victims v, c WHERE d.scope = v.scope"
+                        + " AND d.operation = v.operation AND d.idem_key = v.idem_key AND d.expires_at <= c.ms";
+                break;
+            case MYSQL:
+                purge = "DELETE FROM " + table + " WHERE expires_at <= " + now + " ORDER BY expires_at LIMIT :limit";
+                break;
+            default:
+                purge = "DELETE FROM " + table + " WHERE expires_at <= " + now + " FETCH FIRST :limit ROWS ONLY";
+                break;
+        }
+    }
+}

