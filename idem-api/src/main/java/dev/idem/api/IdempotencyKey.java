@@ -13,7 +13,7 @@ import java.util.Objects;
  *   <li>{@code key}: 1..{@value #MAX_KEY_LENGTH} characters of visible printable ASCII
  *       ({@code 0x21..0x7E});</li>
  *   <li>{@code scope} and {@code operation}: 1..{@value #MAX_SCOPE_LENGTH} characters,
- *       no ISO control characters (any other Unicode is allowed).</li>
+ *       no ISO control characters and no lone surrogates (any other Unicode is allowed).</li>
  * </ul>
  * A violation throws {@link InvalidIdempotencyKeyException} naming the part and the reason.
  */
@@ -72,9 +72,16 @@ public final class IdempotencyKey {
                     part + " is " + value.length() + " characters long; at most " + MAX_SCOPE_LENGTH + " allowed");
         }
         for (int i = 0; i < value.length(); i++) {
-            if (Character.isISOControl(value.charAt(i))) {
+            char c = value.charAt(i);
+            if (Character.isISOControl(c)) {
                 throw new InvalidIdempotencyKeyException(
                         part + " has a control character at index " + i);
+            }
+            // A lone surrogate is not text: UTF-8 stores would turn it into '?' and let keys collide.
+            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new InvalidIdempotencyKeyException(part + " has a lone surrogate at index " + i);
             }
         }
         return value;

@@ -49,6 +49,12 @@ import java.util.random.RandomGenerator;
  * again. A {@link FailureClassifier} may mark it final: the code and message are stored and
  * replayed. {@link Error}s always release and rethrow.
  *
+ * <h2>Requests</h2>
+ * The {@code request} is what the fingerprint is taken of: a {@code String} is JSON text
+ * (so a plain token must be given as {@code byte[]} or wrapped in JSON), a {@code byte[]}
+ * is hashed as it is, {@code null} is JSON null, and anything else (POJO, Map, JsonNode) is
+ * written with the engine's ObjectMapper and canonicalized.
+ *
  * <p>Thread-safe; holds no global state, so several engines may share a JVM (and a store).
  */
 public final class IdempotencyEngine {

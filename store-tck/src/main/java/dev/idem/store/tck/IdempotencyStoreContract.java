@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -47,6 +48,13 @@ public abstract class IdempotencyStoreContract {
         fixture = createFixture();
         store = fixture.store();
         scope = "tck-" + UUID.randomUUID();
+    }
+
+    @AfterEach
+    final void tearDownContract() throws Exception {
+        if (fixture != null) {
+            fixture.close();
+        }
     }
 
     /** A key in this test's scope. */

@@ -22,6 +22,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AfterProperty;
 
 /**
  * The store contract as jqwik properties: random interleavings of claims, completions,
@@ -53,6 +54,14 @@ public abstract class IdempotencyStoreProperties {
             fixture = createFixture();
         }
         return fixture;
+    }
+
+    @AfterProperty
+    void closeFixture() throws Exception {
+        if (fixture != null) {
+            fixture.close();
+            fixture = null;
+        }
     }
 
     /** One step of a script. */

@@ -45,8 +45,15 @@ public interface StoreFixture {
         return Duration.ofMillis(1);
     }
 
-    /** The largest outcome the suite stores (at least 1 MiB per the SPI contract). */
+    /**
+     * The largest outcome the suite stores: 1 MiB, the SPI's floor. A backend that cannot
+     * hold that in one record (DynamoDB) lowers it to its declared maximum and documents why.
+     */
     default int largeOutcomeBytes() {
         return 1024 * 1024;
+    }
+
+    /** Called after each test or property; closes what this fixture opened (not shared backends). */
+    default void close() throws Exception {
     }
 }

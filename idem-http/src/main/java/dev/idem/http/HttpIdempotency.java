@@ -1,0 +1,315 @@
+package dev.idem.http;
+
+import dev.idem.engine.CallOptions;
+import dev.idem.engine.CanonicalJson;
+import dev.idem.engine.IdempotencyEngine;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * The HTTP idempotency contract, configured once and shared by every request: which
+ * methods and routes it covers, how the caller is identified, what the fingerprint leaves
+ * out, which responses are stored and which of their headers are replayed. Immutable and
+ * thread-safe; install it with {@link IdempotentHttpHandler} (JDK server) or
+ * {@link IdempotencyServletFilter} (Jakarta Servlet).
+ *
+ * <p>For a covered request with an {@code Idempotency-Key}: the key is scoped by the
+ * principal and by method and route, the request is fingerprinted (method, path and query,
+ * and the RFC 8785 canonical body for JSON, the raw bytes otherwise), and the handler runs
+ * at most once per key through the engine. Its response is buffered, stored when the
+ * {@link ResponseStoragePolicy} says so, and replayed byte for byte to every retry.
+ */
+public final class HttpIdempotency {
+    /** The request header carrying the client's key. */
+    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    /** Response header: {@code stored} on the first response whose outcome was stored, {@code replayed} on replays. */
+    public static final String IDEMPOTENCY_STATUS = "Idempotency-Status";
+    /** Response header set to {@code true} on replays. */
+    public static final String IDEMPOTENT_REPLAYED = "Idempotent-Replayed";
+    /**
+     * The request attribute (servlet) or exchange attribute (JDK server) under which the
+     * handler finds the {@link dev.idem.engine.ExecutionContext} of the running execution, for
+     * its fencing token or a downstream key.
+     */
+    public static final String CONTEXT_ATTRIBUTE = "dev.idem.engine.ExecutionContext";
+    /** The prefix of every problem {@code type} this module answers with. */
+    public static final String PROBLEM_TYPE_PREFIX = "https://idem.dev/problems/";
+
+    private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
+    private static final Set<String> UNSTORABLE_HEADERS = Set.of("content-length", "transfer-encoding",
+            "connection", "keep-alive", "upgrade", "trailer", "te", "proxy-connection", "set-cookie", "date",
+            "idempotency-status", "idempotent-replayed");
+    private static final List<String> DEFAULT_HEADERS = List.of("Content-Type", "Content-Language",
+            "Content-Encoding", "Content-Disposition", "Location", "ETag", "Last-Modified", "Cache-Control", "Link",
+            "Vary");
+
+    private final IdempotencyEngine engine;
+    private final Set<String> methods;
+    private final RouteResolver routes;
+    private final PrincipalResolver principals;
+    private final Predicate<String> keyRequired;
+    private final List<String> excluded;
+    private final Set<String> storedHeaders;
+    private final ResponseStoragePolicy storagePolicy;
+    private final int maxBodyBytes;
+    private final Duration storeRetryAfter;
+    private final CallOptions callOptions;
+
+    private HttpIdempotency(Builder b) {
+        this.engine = b.engine;
+        this.methods = Set.copyOf(b.methods);
+        this.routes = b.routes;
+        this.principals = b.principals;
+        this.keyRequired = b.keyRequired;
+        this.excluded = List.copyOf(b.excluded);
+        this.storedHeaders = Set.copyOf(b.storedHeaders);
+        this.storagePolicy = b.storagePolicy;
+        this.maxBodyBytes = b.maxBodyBytes;
+        this.storeRetryAfter = b.storeRetryAfter;
+        this.callOptions = b.callOptions;
+    }
+
+    /** A builder; only the engine is required. */
+    public static Builder builder(IdempotencyEngine engine) {
+        return new Builder(engine);
+    }
+
+    /** The engine that runs handlers. */
+    public IdempotencyEngine engine() {
+        return engine;
+    }
+
+    /** The covered methods (default POST and PATCH). */
+    public Set<String> methods() {
+        return methods;
+    }
+
+    /** Maps requests to routes. */
+    public RouteResolver routes() {
+        return routes;
+    }
+
+    /** Names the caller. */
+    public PrincipalResolver principals() {
+        return principals;
+    }
+
+    /** Whether a request to {@code route} without a key is refused with 400 (otherwise passed through). */
+    public boolean keyRequired(String route) {
+        return keyRequired.test(route);
+    }
+
+    /** JSON Pointers left out of the body's fingerprint. */
+    public List<String> excludedFromFingerprint() {
+        return excluded;
+    }
+
+    /** Response headers stored and replayed, lower case. */
+    public Set<String> storedHeaders() {
+        return storedHeaders;
+    }
+
+    /** Which responses are stored. */
+    public ResponseStoragePolicy storagePolicy() {
+        return storagePolicy;
+    }
+
+    /** The largest request body accepted on a covered request; larger ones get 413. */
+    public int maxBodyBytes() {
+        return maxBodyBytes;
+    }
+
+    /** The {@code Retry-After} sent with 503 when the store is unavailable. */
+    public Duration storeRetryAfter() {
+        return storeRetryAfter;
+    }
+
+    /** Per-call options passed to the engine (TTL, lease, in-progress policy). */
+    public CallOptions callOptions() {
+        return callOptions;
+    }
+
+    /** Validating builder: each setter checks its argument at once and may be called once. */
+    public static final class Builder {
+        private final IdempotencyEngine engine;
+        private Set<String> methods = new LinkedHashSet<>(List.of("POST", "PATCH"));
+        private RouteResolver routes = RouteResolver.path();
+        private PrincipalResolver principals = PrincipalResolver.authenticatedUser();
+        private Predicate<String> keyRequired = route -> true;
+        private final List<String> excluded = new ArrayList<>();
+        private Set<String> storedHeaders = lowerCase(DEFAULT_HEADERS);
+        private ResponseStoragePolicy storagePolicy = ResponseStoragePolicy.standard();
+        private int maxBodyBytes = 1024 * 1024;
+        private Duration storeRetryAfter = Duration.ofSeconds(1);
+        private CallOptions callOptions = CallOptions.defaults();
+        private final Set<String> set = new HashSet<>();
+
+        private Builder(IdempotencyEngine engine) {
+            this.engine = Objects.requireNonNull(engine, "engine");
+        }
+
+        private void once(String name) {
+            if (!set.add(name)) {
+                throw new IllegalStateException(name + " was already set");
+            }
+        }
+
+        /**
+         * The methods covered (replaces the default POST, PATCH); matched exactly.
+         *
+         * @throws IllegalArgumentException if a method is empty, not an HTTP token, or safe
+         *     (GET, HEAD, OPTIONS and TRACE always pass through untouched)
+         */
+        public Builder methods(String... methods) {
+            once("methods");
+            Set<String> result = new LinkedHashSet<>();
+            for (String m : List.of(methods)) {
+                Objects.requireNonNull(m, "method");
+                if (m.isEmpty() || !m.chars().allMatch(Builder::isTokenChar)) {
+                    throw new IllegalArgumentException("method must be an HTTP token but was \"" + m + "\"");
+                }
+                if (SAFE_METHODS.contains(m.toUpperCase(Locale.ROOT))) {
+                    throw new IllegalArgumentException("method " + m + " is safe and always passes through");
+                }
+                result.add(m);
+            }
+            if (result.isEmpty()) {
+                throw new IllegalArgumentException("methods must name at least one method");
+            }
+            this.methods = result;
+            return this;
+        }
+
+        /** How requests map to routes (default: each path is a route). */
+        public Builder routes(RouteResolver routes) {
+            once("routes");
+            this.routes = Objects.requireNonNull(routes, "routes");
+            return this;
+        }
+
+        /** How the caller is named (default: the authenticated user). */
+        public Builder principals(PrincipalResolver principals) {
+            once("principals");
+            this.principals = Objects.requireNonNull(principals, "principals");
+            return this;
+        }
+
+        /**
+         * Which routes require a key (default: all). A covered request without a key is
+         * refused with 400 on those routes and passed through untouched on the others.
+         */
+        public Builder keyRequired(Predicate<String> routeRequiresKey) {
+            once("keyRequired");
+            this.keyRequired = Objects.requireNonNull(routeRequiresKey, "keyRequired");
+            return this;
+        }
+
+        /**
+         * Leaves these RFC 6901 JSON Pointers out of the fingerprint of JSON bodies (client
+         * timestamps, trace ids), on top of the engine's own exclusions.
+         *
+         * @throws IllegalArgumentException if a pointer is malformed or names the whole document
+         */
+        public Builder excludeFromFingerprint(String... pointers) {
+            once("excludeFromFingerprint");
+            List<String> list = List.of(pointers);
+            CanonicalJson.canonicalize("{}".getBytes(StandardCharsets.UTF_8), list);
+            excluded.addAll(list);
+            return this;
+        }
+
+        /**
+         * The response headers stored and replayed (replaces the default Content-Type,
+         * Content-Language, Content-Encoding, Content-Disposition, Location, ETag,
+         * Last-Modified, Cache-Control, Link, Vary); case-insensitive. Other headers go out on
+         * the first response only.
+         *
+         * @throws IllegalArgumentException for hop-by-hop or per-response headers
+         *     (Content-Length, Transfer-Encoding, Connection, Set-Cookie, Date, ...)
+         */
+        public Builder storedHeaders(String... names) {
+            once("storedHeaders");
+            List<String> list = List.of(names);
+            for (String name : list) {
+                if (name.isEmpty() || !name.chars().allMatch(Builder::isTokenChar)) {
+                    throw new IllegalArgumentException("header name must be an HTTP token but was \"" + name + "\"");
+                }
+                if (UNSTORABLE_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                    throw new IllegalArgumentException("header " + name + " is per response and cannot be stored");
+                }
+            }
+            this.storedHeaders = lowerCase(list);
+            return this;
+        }
+
+        /** Which responses are stored (default {@link ResponseStoragePolicy#standard()}). */
+        public Builder storagePolicy(ResponseStoragePolicy policy) {
+            once("storagePolicy");
+            this.storagePolicy = Objects.requireNonNull(policy, "storagePolicy");
+            return this;
+        }
+
+        /**
+         * The largest body of a covered request (default 1 MiB); a larger one gets 413 and
+         * is never passed to the handler.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder maxBodyBytes(int maxBodyBytes) {
+            once("maxBodyBytes");
+            if (maxBodyBytes < 1) {
+                throw new IllegalArgumentException("maxBodyBytes must be positive but was " + maxBodyBytes);
+            }
+            this.maxBodyBytes = maxBodyBytes;
+            return this;
+        }
+
+        /**
+         * The {@code Retry-After} of a 503 sent when the store is unavailable (default 1 s;
+         * rounded up to whole seconds).
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder storeRetryAfter(Duration retryAfter) {
+            once("storeRetryAfter");
+            Objects.requireNonNull(retryAfter, "storeRetryAfter");
+            if (retryAfter.isNegative() || retryAfter.isZero()) {
+                throw new IllegalArgumentException("storeRetryAfter must be positive but was " + retryAfter);
+            }
+            this.storeRetryAfter = retryAfter;
+            return this;
+        }
+
+        /** Per-call engine options for every covered request (TTL, lease, in-progress policy). */
+        public Builder callOptions(CallOptions options) {
+            once("callOptions");
+            this.callOptions = Objects.requireNonNull(options, "callOptions");
+            return this;
+        }
+
+        /** Builds the configuration. */
+        public HttpIdempotency build() {
+            return new HttpIdempotency(this);
+        }
+
+        private static Set<String> lowerCase(List<String> names) {
+            Set<String> out = new LinkedHashSet<>();
+            for (String n : names) {
+                out.add(Objects.requireNonNull(n, "header name").toLowerCase(Locale.ROOT));
+            }
+            return out;
+        }
+
+        private static boolean isTokenChar(int c) {
+            return c > 0x20 && c < 0x7F && "\"(),/:;<=>?@[\\]{}".indexOf(c) < 0;
+        }
+    }
+}

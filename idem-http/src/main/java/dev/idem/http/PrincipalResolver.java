@@ -1,0 +1,55 @@
+package dev.idem.http;
+
+import dev.idem.http.internal.Digests;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Names whose keys a request uses: the scope of its idempotency key. Two principals never
+ * see each other's outcomes even with the same key. Must be derived from authentication
+ * (the authenticated user, a verified API key), never from the request body. An empty
+ * result means "unknown caller": the request is refused with 401 and nothing is stored.
+ */
+@FunctionalInterface
+public interface PrincipalResolver {
+    /** The principal of {@code request}, or empty if the caller is not authenticated. */
+    Optional<String> resolve(IncomingRequest request);
+
+    /** The principal the server authenticated (the default). */
+    static PrincipalResolver authenticatedUser() {
+        return IncomingRequest::authenticatedUser;
+    }
+
+    /**
+     * The value of an API-key header, as a SHA-256 digest so the secret itself is never
+     * stored in the idempotency table. Verify the key before this filter runs, or behind it;
+     * an unknown key only ever scopes its own records.
+     *
+     * @throws IllegalArgumentException if {@code headerName} is blank
+     */
+    static PrincipalResolver apiKeyHeader(String headerName) {
+        Objects.requireNonNull(headerName, "headerName");
+        if (headerName.isBlank()) {
+            throw new IllegalArgumentException("headerName must not be blank");
+        }
+        return request -> request.header(headerName)
+                .map(String::strip)
+                .filter(v -> !v.isEmpty())
+                .map(v -> "api-key:" + Digests.sha256Base64Url(v));
+    }
+
+    /**
+     * The same principal for every request: for a service with a single caller, or a
+     * public endpoint where every client shares one key space.
+     *
+     * @throws IllegalArgumentException if {@code principal} is empty
+     */
+    static PrincipalResolver fixed(String principal) {
+        Objects.requireNonNull(principal, "principal");
+        if (principal.isEmpty()) {
+            throw new IllegalArgumentException("principal must not be empty");
+        }
+        Optional<String> result = Optional.of(principal);
+        return request -> result;
+    }
+}

@@ -1,0 +1,261 @@
+package dev.idem.http.internal;
+
+import dev.idem.api.IdempotencyException;
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.InvalidIdempotencyKeyException;
+import dev.idem.api.InvalidRequestException;
+import dev.idem.api.KeyReusedException;
+import dev.idem.api.LeaseLostException;
+import dev.idem.api.ReplayedFailureException;
+import dev.idem.api.RequestInProgressException;
+import dev.idem.api.StoreUnavailableException;
+import dev.idem.engine.CanonicalJson;
+import dev.idem.engine.ExecutionContext;
+import dev.idem.engine.Result;
+import dev.idem.engine.WorkFailedException;
+import dev.idem.http.HttpIdempotency;
+import dev.idem.http.IncomingRequest;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The server-neutral request flow shared by the JDK handler and the servlet filter: decide whether the request is
+ * covered, read and check the key, name the caller, fingerprint, run the handler through
+ * the engine, and answer with the handler's response, a replay, or a problem. Not API.
+ */
+public final class Processor {
+    private static final byte[] DOMAIN = "idem-http/v1\0".getBytes(StandardCharsets.US_ASCII);
+
+    /** What a server adapter provides. */
+    public interface Exchange {
+        /** The request line, headers and principal. */
+        IncomingRequest request();
+
+        /** Reads the request body, at most {@code limit + 1} bytes (so an oversize body is seen). */
+        byte[] readBody(int limit) throws IOException;
+
+        /** Hands the untouched request to the rest of the chain. */
+        void passThrough() throws Exception;
+
+        /** Runs the rest of the chain on the buffered body and returns its buffered response. */
+        StoredResponse proceed(byte[] body, ExecutionContext context) throws Exception;
+
+        /** Sends {@code response} with {@code extraHeaders} added. */
+        void send(StoredResponse response, Map<String, String> extraHeaders) throws IOException;
+    }
+
+    private static final Map<String, String> CLOSE = Map.of("Connection", "close");
+
+    private final HttpIdempotency config;
+
+    /** A processor for {@code config}. */
+    public Processor(HttpIdempotency config) {
+        this.config = config;
+    }
+
+    /** Handles one exchange; exceptions from the handler propagate unchanged. */
+    public void handle(Exchange ex) throws Exception {
+        IncomingRequest request = ex.request();
+        String method = request.method();
+        if (!config.methods().contains(method)) {
+            ex.passThrough();
+            return;
+        }
+        Optional<String> route = config.routes().route(request);
+        if (route.isEmpty()) {
+            ex.passThrough();
+            return;
+        }
+        String token;
+        try {
+            token = KeyHeader.parse(request.headers(HttpIdempotency.IDEMPOTENCY_KEY));
+        } catch (KeyHeader.InvalidKeyException e) {
+            rejectUnread(ex, Problem.of(400, "invalid-key", "Invalid Idempotency-Key", e.getMessage()));
+            return;
+        }
+        if (token == null) {
+            if (config.keyRequired(route.get())) {
+                rejectUnread(ex, Problem.of(400, "missing-key", "Idempotency-Key required",
+                        "this operation requires an Idempotency-Key header"));
+            } else {
+                ex.passThrough();
+            }
+            return;
+        }
+        Optional<String> principal = config.principals().resolve(request);
+        if (principal.isEmpty() || principal.get().isEmpty()) {
+            rejectUnread(ex, Problem.of(401, "unauthenticated", "Unauthenticated",
+                    "an idempotent request needs an authenticated caller to scope its key"));
+            return;
+        }
+        byte[] body = ex.readBody(config.maxBodyBytes());
+        if (body.length > config.maxBodyBytes()) {
+            ex.send(Problem.of(413, "request-too-large", "Request too large",
+                    "the request body exceeds " + config.maxBodyBytes() + " bytes"), CLOSE);
+            return;
+        }
+        IdempotencyKey key;
+        byte[] material;
+        try {
+            key = IdempotencyKey.of(fit(principal.get()), fit(method + " " + route.get()), token);
+            material = fingerprintMaterial(request, body);
+        } catch (InvalidIdempotencyKeyException e) {
+            problem(ex, Problem.of(400, "invalid-key", "Invalid Idempotency-Key", e.getMessage()));
+            return;
+        } catch (InvalidRequestException e) {
+            problem(ex, invalidRequest(e));
+            return;
+        }
+        run(ex, key, material, body);
+    }
+
+    private void run(Exchange ex, IdempotencyKey key, byte[] material, byte[] body) throws Exception {
+        AtomicReference<StoredResponse> sent = new AtomicReference<>();
+        AtomicReference<Throwable> handlerFailure = new AtomicReference<>();
+        Result<StoredResponse> result;
+        try {
+            result = config.engine().execute(key, material, StoredResponse.class, config.callOptions(), ctx -> {
+                StoredResponse captured;
+                try {
+                    captured = ex.proceed(body, ctx);
+                } catch (Throwable t) {
+                    // Remembered so the handler's own exception propagates as thrown, never as a problem.
+                    handlerFailure.set(t);
+                    throw t;
+                }
+                sent.set(captured);
+                if (!config.storagePolicy().stores(captured.status())) {
+                    throw new UnstoredResponse(captured);
+                }
+                return captured.withHeadersOnly(config.storedHeaders());
+            });
+        } catch (Exception e) {
+            Throwable cause = e instanceof WorkFailedException ? e.getCause() : e;
+            if (cause instanceof UnstoredResponse u) {
+                ex.send(u.response(), Map.of());
+                return;
+            }
+            Throwable fromHandler = handlerFailure.get();
+            if (fromHandler != null && cause == fromHandler) {
+                throw (Exception) cause;
+            }
+            StoredResponse problem = problemFor(e);
+            if (problem == null) {
+                throw e;
+            }
+            ex.send(problem, Map.of());
+            return;
+        }
+        if (result.replayed()) {
+            Map<String, String> extra = new LinkedHashMap<>();
+            extra.put(HttpIdempotency.IDEMPOTENCY_STATUS, "replayed");
+            extra.put(HttpIdempotency.IDEMPOTENT_REPLAYED, "true");
+            ex.send(result.value(), extra);
+        } else {
+            ex.send(sent.get(), result.stored() ? Map.of(HttpIdempotency.IDEMPOTENCY_STATUS, "stored") : Map.of());
+        }
+    }
+
+    /** The problem for an engine failure, or null if it is not one this contract answers. */
+    private StoredResponse problemFor(Exception e) {
+        if (e instanceof KeyReusedException) {
+            return Problem.of(422, "key-reused", "Idempotency-Key reused",
+                    "this Idempotency-Key was already used with a different request");
+        }
+        if (e instanceof RequestInProgressException r) {
+            return Problem.of(409, "request-in-progress", "Request in progress",
+                    "a request with this Idempotency-Key is still being processed; retry later", r.retryAfter(),
+                    Map.of());
+        }
+        if (e instanceof LeaseLostException) {
+            // The handler outlived its lease and a retry took over: that retry's outcome stands.
+            return Problem.of(409, "request-in-progress", "Request taken over",
+                    "this attempt outlived its lease and another attempt took over; retry to get its outcome",
+                    Duration.ofSeconds(1), Map.of());
+        }
+        if (e instanceof ReplayedFailureException r) {
+            return Problem.of(422, "replayed-failure", "Request failed", r.detail(), null, Map.of("code", r.code()));
+        }
+        if (e instanceof StoreUnavailableException) {
+            return Problem.of(503, "store-unavailable", "Service unavailable",
+                    "the idempotency store is unavailable; retry later", config.storeRetryAfter(), Map.of());
+        }
+        if (e instanceof InvalidRequestException r) {
+            return invalidRequest(r);
+        }
+        if (e instanceof IdempotencyException r && r.httpStatus() < 500) {
+            return Problem.of(r.httpStatus(), "idempotency-error", "Idempotency error", r.getMessage());
+        }
+        return null;
+    }
+
+    private static StoredResponse invalidRequest(InvalidRequestException e) {
+        return e.tooLarge()
+                ? Problem.of(413, "request-too-large", "Request too large", e.getMessage())
+                : Problem.of(400, "invalid-request", "Malformed request body", e.getMessage());
+    }
+
+    private static void problem(Exchange ex, StoredResponse problem) throws IOException {
+        ex.send(problem, Map.of());
+    }
+
+    /**
+     * Answers before the handler saw the request. The body is read first: a server that
+     * answers with the body still unread may drop the connection without saying so, and the
+     * client's next request on it fails. What cannot be drained closes the connection openly.
+     */
+    private void rejectUnread(Exchange ex, StoredResponse problem) throws IOException {
+        byte[] unread = ex.readBody(config.maxBodyBytes());
+        ex.send(problem, unread.length > config.maxBodyBytes() ? CLOSE : Map.of());
+    }
+
+    /**
+     * The SHA-256 of method, path, query, and the body: canonical JSON for a JSON media type
+     * (so key order and whitespace do not matter), the raw bytes otherwise. Length-prefixed,
+     * so no two requests share material. The engine gets the digest, not the material, so
+     * only {@code maxBodyBytes} limits the body (not also the engine's request limit).
+     */
+    private byte[] fingerprintMaterial(IncomingRequest request, byte[] body) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + 128);
+        out.writeBytes(DOMAIN);
+        field(out, request.method().getBytes(StandardCharsets.UTF_8));
+        field(out, request.path().getBytes(StandardCharsets.UTF_8));
+        field(out, request.query().getBytes(StandardCharsets.UTF_8));
+        if (body.length > 0 && isJson(request.header("Content-Type").orElse(""))) {
+            out.write('J');
+            field(out, CanonicalJson.canonicalize(body, config.excludedFromFingerprint()));
+        } else {
+            out.write('B');
+            field(out, body);
+        }
+        return Digests.sha256().digest(out.toByteArray());
+    }
+
+    private static void field(ByteArrayOutputStream out, byte[] bytes) {
+        int n = bytes.length;
+        out.write(n >>> 24);
+        out.write(n >>> 16);
+        out.write(n >>> 8);
+        out.write(n);
+        out.writeBytes(bytes);
+    }
+
+    static boolean isJson(String contentType) {
+        int semi = contentType.indexOf(';');
+        String mime = (semi < 0 ? contentType : contentType.substring(0, semi)).strip().toLowerCase(Locale.ROOT);
+        return mime.equals("application/json") || (mime.startsWith("application/") && mime.endsWith("+json"));
+    }
+
+    /** Scope and operation must be 1..200 characters without controls; longer ones are replaced by a digest. */
+    private static String fit(String name) {
+        boolean ok = name.length() <= IdempotencyKey.MAX_SCOPE_LENGTH && name.chars().noneMatch(Character::isISOControl);
+        return ok ? name : "sha256:" + Digests.sha256Base64Url(name);
+    }
+}

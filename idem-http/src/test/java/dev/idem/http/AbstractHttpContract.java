@@ -1,0 +1,496 @@
+package dev.idem.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.engine.FailureDecision;
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.store.memory.MemoryIdempotencyStore;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ExecutorCompletionService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The HTTP contract, run against a real server on loopback with a real client: every row of
+ * the status table, byte-identical replays, the storage policy, and concurrent duplicates.
+ * Subclasses start one server per class with {@link #config} on {@code /api/} and
+ * {@code /anon/} (no authentication), {@link #storeAllConfig} on {@code /custom/}, and
+ * {@link #config} over {@link #finalFailureEngine} on {@code /final/}; the caller is
+ * authenticated from the {@code X-User} header.
+ */
+abstract class AbstractHttpContract {
+    static final int MAX_BODY = 64 * 1024;
+
+    /** The client pointed at the running server. */
+    abstract Http http();
+
+    /** The application behind the filter. */
+    abstract TestHandler handler();
+
+    /** The store, switchable for the outage row. */
+    abstract SwitchableStore store();
+
+    static IdempotencyEngine engine(SwitchableStore store) {
+        return IdempotencyEngine.builder().store(store).lease(Duration.ofSeconds(10)).ttl(Duration.ofHours(1))
+                .build();
+    }
+
+    /** An engine whose classifier stores IllegalArgumentException as a final failure. */
+    static IdempotencyEngine finalFailureEngine(SwitchableStore store) {
+        return IdempotencyEngine.builder().store(store).lease(Duration.ofSeconds(10)).ttl(Duration.ofHours(1))
+                .failureClassifier(e -> e instanceof IllegalArgumentException
+                        ? FailureDecision.finalFailure("card_declined", e.getMessage())
+                        : FailureDecision.transientFailure())
+                .build();
+    }
+
+    static SwitchableStore newStore() {
+        return new SwitchableStore(MemoryIdempotencyStore.create());
+    }
+
+    static HttpIdempotency config(IdempotencyEngine engine) {
+        return HttpIdempotency.builder(engine)
+                .keyRequired(route -> !route.endsWith("/optional"))
+                .excludeFromFingerprint("/meta/traceId")
+                .storedHeaders("Content-Type", "Location", "ETag", "X-Count")
+                .maxBodyBytes(MAX_BODY)
+                .storeRetryAfter(Duration.ofSeconds(3))
+                .build();
+    }
+
+    static HttpIdempotency storeAllConfig(IdempotencyEngine engine) {
+        return HttpIdempotency.builder(engine).storagePolicy(ResponseStoragePolicy.of(status -> true)).build();
+    }
+
+    static String key() {
+        return UUID.randomUUID().toString();
+    }
+
+    private HttpResponse<byte[]> charge(String key, String json, String user) throws Exception {
+        return http().post("/api/charges", json, "Idempotency-Key", key, "X-User", user);
+    }
+
+    private static void assertProblem(HttpResponse<byte[]> r, int status, String slug) {
+        assertThat(r.statusCode()).isEqualTo(status);
+        assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(Http.text(r)).contains("\"type\":\"" + HttpIdempotency.PROBLEM_TYPE_PREFIX + slug + "\"")
+                .contains("\"status\":" + status);
+        assertThat(r.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).isEmpty();
+    }
+
+    @Test
+    void firstResponseIsStoredAndReplayedByteForByte() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> first = charge(key, "{\"amount\":1000,\"currency\":\"EUR\"}", "alice");
+        HttpResponse<byte[]> second = charge(key, "{\"amount\":1000,\"currency\":\"EUR\"}", "alice");
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(first.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("stored");
+        assertThat(first.headers().firstValue(HttpIdempotency.IDEMPOTENT_REPLAYED)).isEmpty();
+        assertThat(first.headers().firstValue("X-Trace")).isPresent();
+
+        assertThat(second.statusCode()).isEqualTo(201);
+        assertThat(second.body()).isEqualTo(first.body());
+        assertThat(second.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(second.headers().firstValue(HttpIdempotency.IDEMPOTENT_REPLAYED)).hasValue("true");
+        // Stored headers come back identical; per-response ones (X-Trace) are not replayed.
+        assertThat(second.headers().firstValue("X-Trace")).isEmpty();
+        var expected = Http.stableHeaders(first);
+        expected.remove("X-Trace");
+        assertThat(Http.stableHeaders(second)).isEqualTo(expected);
+        assertThat(second.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"))
+                .isPresent();
+        assertThat(handler().executions("/api/charges", key)).isEqualTo(1);
+    }
+
+    @Test
+    void keyOrderWhitespaceAndExcludedFieldsDoNotChangeTheFingerprint() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> first = charge(key, "{\"amount\":1000,\"currency\":\"EUR\",\"meta\":{\"traceId\":\"a\"}}",
+                "alice");
+        HttpResponse<byte[]> second = charge(key,
+                "{ \"meta\" : {\"traceId\":\"b\"},\n \"currency\":\"EUR\", \"amount\":1000.0 }", "alice");
+
+        assertThat(second.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(second.body()).isEqualTo(first.body());
+        assertThat(handler().executions("/api/charges", key)).isEqualTo(1);
+    }
+
+    @Test
+    void keyReusedWithAnotherPayloadIs422AndRunsNothing() throws Exception {
+        String key = key();
+        charge(key, "{\"amount\":1000}", "alice");
+        HttpResponse<byte[]> reused = charge(key, "{\"amount\":9999}", "alice");
+
+        assertProblem(reused, 422, "key-reused");
+        assertThat(handler().executions("/api/charges", key)).isEqualTo(1);
+    }
+
+    @Test
+    void keyIsScopedByPrincipalAndByMethodAndRoute() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> alice = charge(key, "{\"amount\":1}", "alice");
+        HttpResponse<byte[]> bob = charge(key, "{\"amount\":1}", "bob");
+        HttpResponse<byte[]> otherRoute = http().post("/api/other", "{\"amount\":1}", "Idempotency-Key", key,
+                "X-User", "alice");
+        HttpResponse<byte[]> patch = http().send("PATCH", "/api/other", "{\"amount\":1}".getBytes(StandardCharsets.UTF_8),
+                "Content-Type", "application/json", "Idempotency-Key", key, "X-User", "alice");
+
+        assertThat(List.of(alice, bob, otherRoute, patch)).allSatisfy(r ->
+                assertThat(r.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("stored"));
+        assertThat(bob.body()).isNotEqualTo(alice.body());
+        assertThat(handler().executions("/api/charges", key)).isEqualTo(2);
+        assertThat(handler().executions("/api/other", key)).isEqualTo(2);
+    }
+
+    @Test
+    void missingKeyIs400WhereTheRouteRequiresOne() throws Exception {
+        HttpResponse<byte[]> r = http().post("/api/charges", "{}", "X-User", "alice");
+
+        assertProblem(r, 400, "missing-key");
+        assertThat(handler().executions("/api/charges", "null")).isZero();
+    }
+
+    @Test
+    void missingKeyPassesThroughWhereTheRouteDoesNotRequireOne() throws Exception {
+        HttpResponse<byte[]> a = http().post("/api/optional", "{}", "X-User", "alice");
+        HttpResponse<byte[]> b = http().post("/api/optional", "{}", "X-User", "alice");
+
+        assertThat(a.statusCode()).isEqualTo(200);
+        assertThat(b.body()).isNotEqualTo(a.body());
+        assertThat(b.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).isEmpty();
+        assertThat(handler().executions("/api/optional", "null")).isEqualTo(2);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "\"\"", "\"unterminated", "\"bad\\escape\"", "\"abc\" trailing", "a b",
+            "\"a b\""})
+    void invalidKeyIs400(String header) throws Exception {
+        HttpResponse<byte[]> r = http().post("/api/charges", "{}", "Idempotency-Key", header, "X-User", "alice");
+
+        assertProblem(r, 400, "invalid-key");
+    }
+
+    @Test
+    void tooLongAndRepeatedKeysAre400() throws Exception {
+        HttpResponse<byte[]> tooLong = http().post("/api/charges", "{}", "Idempotency-Key", "k".repeat(256),
+                "X-User", "alice");
+        HttpResponse<byte[]> twice = http().post("/api/charges", "{}", "Idempotency-Key", "a", "Idempotency-Key",
+                "b", "X-User", "alice");
+
+        assertProblem(tooLong, 400, "invalid-key");
+        assertProblem(twice, 400, "invalid-key");
+        assertThat(handler().executions("/api/charges", "k".repeat(256))).isZero();
+    }
+
+    @Test
+    void structuredFieldStringAndBareTokenAreTheSameKey() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> quoted = http().post("/api/charges", "{\"amount\":5}", "Idempotency-Key",
+                "\"" + key + "\";p=1", "X-User", "alice");
+        HttpResponse<byte[]> bare = http().post("/api/charges", "{\"amount\":5}", "Idempotency-Key", " " + key,
+                "X-User", "alice");
+
+        assertThat(quoted.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("stored");
+        assertThat(bare.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(bare.body()).isEqualTo(quoted.body());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+    void safeAndUncoveredMethodsPassThroughUntouched(String method) throws Exception {
+        String key = key();
+        HttpResponse<byte[]> a = http().send(method, "/api/thing", null, "Idempotency-Key", key, "X-User", "alice");
+        HttpResponse<byte[]> b = http().send(method, "/api/thing", null, "Idempotency-Key", key, "X-User", "alice");
+
+        assertThat(a.statusCode()).isEqualTo(200);
+        assertThat(b.statusCode()).isEqualTo(200);
+        assertThat(a.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).isEmpty();
+        assertThat(b.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).isEmpty();
+        assertThat(handler().executions("/api/thing", key)).isEqualTo(2);
+    }
+
+    @Test
+    void duplicateWhileInProgressIs409WithRetryAfterThenReplays() throws Exception {
+        TestHandler h = handler();
+        h.gate = new CountDownLatch(1);
+        h.entered = new CountDownLatch(1);
+        String key = key();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<HttpResponse<byte[]>> first = pool.submit(() ->
+                    http().post("/api/slow", "{}", "Idempotency-Key", key, "X-User", "alice"));
+            assertThat(h.entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+            HttpResponse<byte[]> duplicate = http().post("/api/slow", "{}", "Idempotency-Key", key, "X-User", "alice");
+            assertProblem(duplicate, 409, "request-in-progress");
+            assertThat(duplicate.headers().firstValue("Retry-After")).hasValueSatisfying(v ->
+                    assertThat(Long.parseLong(v)).isBetween(1L, 10L));
+
+            h.gate.countDown();
+            HttpResponse<byte[]> original = first.get(10, TimeUnit.SECONDS);
+            HttpResponse<byte[]> retry = http().post("/api/slow", "{}", "Idempotency-Key", key, "X-User", "alice");
+            assertThat(original.statusCode()).isEqualTo(201);
+            assertThat(retry.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+            assertThat(retry.body()).isEqualTo(original.body());
+            assertThat(h.executions("/api/slow", key)).isEqualTo(1);
+        } finally {
+            h.gate.countDown();
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void concurrentDuplicatesExecuteOnceAndTheRestGet409() throws Exception {
+        TestHandler h = handler();
+        int n = 8;
+        h.gate = new CountDownLatch(1);
+        h.entered = new CountDownLatch(1);
+        String key = key();
+        CyclicBarrier start = new CyclicBarrier(n);
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            CompletionService<HttpResponse<byte[]>> completions = new ExecutorCompletionService<>(pool);
+            List<Future<HttpResponse<byte[]>>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                futures.add(completions.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    return http().post("/api/slow", "{\"x\":1}", "Idempotency-Key", key, "X-User", "alice");
+                }));
+            }
+            assertThat(h.entered.await(10, TimeUnit.SECONDS)).isTrue();
+            // The winner is held at the gate, so the first n - 1 answers are all the duplicates'.
+            List<HttpResponse<byte[]>> conflicts = new ArrayList<>();
+            for (int i = 0; i < n - 1; i++) {
+                Future<HttpResponse<byte[]>> done = completions.poll(15, TimeUnit.SECONDS);
+                assertThat(done).as("answer to duplicate %d", i).isNotNull();
+                conflicts.add(done.get());
+            }
+            Future<HttpResponse<byte[]>> winner = futures.stream().filter(f -> !f.isDone()).findFirst().orElse(null);
+            assertThat(conflicts).hasSize(n - 1).allSatisfy(r -> assertProblem(r, 409, "request-in-progress"));
+            assertThat(winner).isNotNull();
+            h.gate.countDown();
+            HttpResponse<byte[]> won = winner.get(10, TimeUnit.SECONDS);
+            assertThat(won.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("stored");
+            HttpResponse<byte[]> late = http().post("/api/slow", "{\"x\":1}", "Idempotency-Key", key, "X-User", "alice");
+            assertThat(late.body()).isEqualTo(won.body());
+            assertThat(h.executions("/api/slow", key)).isEqualTo(1);
+        } finally {
+            h.gate.countDown();
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void storeUnavailableIs503WithRetryAfterAndRunsNothing() throws Exception {
+        String key = key();
+        store().down = true;
+        HttpResponse<byte[]> r;
+        try {
+            r = charge(key, "{\"amount\":1}", "alice");
+        } finally {
+            store().down = false;
+        }
+        assertProblem(r, 503, "store-unavailable");
+        assertThat(r.headers().firstValue("Retry-After")).hasValue("3");
+        assertThat(handler().executions("/api/charges", key)).isZero();
+
+        HttpResponse<byte[]> recovered = charge(key, "{\"amount\":1}", "alice");
+        assertThat(recovered.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("stored");
+    }
+
+    @Test
+    void serverErrorsAreSentButReleaseTheKey() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> a = http().post("/api/fail", "{}", "Idempotency-Key", key, "X-User", "alice");
+        HttpResponse<byte[]> b = http().post("/api/fail", "{}", "Idempotency-Key", key, "X-User", "alice");
+
+        assertThat(a.statusCode()).isEqualTo(500);
+        assertThat(Http.text(a)).isEqualTo("boom 1");
+        assertThat(Http.text(b)).isEqualTo("boom 2");
+        assertThat(b.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).isEmpty();
+        assertThat(handler().executions("/api/fail", key)).isEqualTo(2);
+    }
+
+    @Test
+    void theStoragePolicyIsConfigurable() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> a = http().post("/custom/fail", "{}", "Idempotency-Key", key, "X-User", "alice");
+        HttpResponse<byte[]> b = http().post("/custom/fail", "{}", "Idempotency-Key", key, "X-User", "alice");
+
+        assertThat(a.statusCode()).isEqualTo(500);
+        assertThat(b.statusCode()).isEqualTo(500);
+        assertThat(b.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(b.body()).isEqualTo(a.body());
+        assertThat(handler().executions("/custom/fail", key)).isEqualTo(1);
+    }
+
+    @Test
+    void anExceptionReleasesTheKeySoTheRetryRunsAgain() throws Exception {
+        String key = key();
+        int firstStatus;
+        try {
+            firstStatus = http().post("/api/throw-once", "{}", "Idempotency-Key", key, "X-User", "alice").statusCode();
+        } catch (IOException e) {
+            firstStatus = -1; // the JDK server closes the connection on a handler exception
+        }
+        HttpResponse<byte[]> retry = http().post("/api/throw-once", "{}", "Idempotency-Key", key, "X-User", "alice");
+
+        assertThat(firstStatus).isIn(-1, 500);
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("stored");
+        assertThat(handler().executions("/api/throw-once", key)).isEqualTo(2);
+    }
+
+    @Test
+    void aFailureTheEngineStoredAsFinalIsReplayedAs422WithItsCode() throws Exception {
+        String key = key();
+        try {
+            http().post("/final/decline", "{}", "Idempotency-Key", key, "X-User", "alice");
+        } catch (IOException e) {
+            // The first call propagates the handler's exception (the JDK server drops the connection).
+        }
+        HttpResponse<byte[]> replay = http().post("/final/decline", "{}", "Idempotency-Key", key, "X-User", "alice");
+
+        assertProblem(replay, 422, "replayed-failure");
+        assertThat(Http.text(replay)).contains("\"code\":\"card_declined\"").contains("card declined");
+        assertThat(handler().executions("/final/decline", key)).isEqualTo(1);
+    }
+
+    @Test
+    void deterministicClientErrorsAreStoredButTransientOnesAreNot() throws Exception {
+        String bad = key();
+        HttpResponse<byte[]> bad1 = http().post("/api/bad", "{}", "Idempotency-Key", bad, "X-User", "alice");
+        HttpResponse<byte[]> bad2 = http().post("/api/bad", "{}", "Idempotency-Key", bad, "X-User", "alice");
+        String limited = key();
+        http().post("/api/limited", "{}", "Idempotency-Key", limited, "X-User", "alice");
+        HttpResponse<byte[]> limited2 = http().post("/api/limited", "{}", "Idempotency-Key", limited, "X-User",
+                "alice");
+
+        assertThat(bad1.statusCode()).isEqualTo(400);
+        assertThat(bad1.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("stored");
+        assertThat(bad2.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(bad2.body()).isEqualTo(bad1.body());
+        assertThat(handler().executions("/api/bad", bad)).isEqualTo(1);
+        assertThat(limited2.statusCode()).isEqualTo(429);
+        assertThat(limited2.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).isEmpty();
+        assertThat(handler().executions("/api/limited", limited)).isEqualTo(2);
+    }
+
+    @Test
+    void malformedJsonIs400AndStoresNothing() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> malformed = charge(key, "{\"amount\":", "alice");
+        HttpResponse<byte[]> duplicateMember = charge(key, "{\"a\":1,\"a\":2}", "alice");
+        HttpResponse<byte[]> valid = charge(key, "{\"amount\":1}", "alice");
+
+        assertProblem(malformed, 400, "invalid-request");
+        assertProblem(duplicateMember, 400, "invalid-request");
+        assertThat(valid.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("stored");
+        assertThat(handler().executions("/api/charges", key)).isEqualTo(1);
+    }
+
+    @Test
+    void tooLargeBodyIs413AndStoresNothing() throws Exception {
+        String key = key();
+        String big = "{\"pad\":\"" + "x".repeat(MAX_BODY) + "\"}";
+        HttpResponse<byte[]> r = charge(key, big, "alice");
+
+        assertProblem(r, 413, "request-too-large");
+        assertThat(handler().executions("/api/charges", key)).isZero();
+        assertThat(charge(key, "{}", "alice").headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS))
+                .hasValue("stored");
+    }
+
+    @Test
+    void aBodyOfExactlyTheLimitIsAccepted() throws Exception {
+        String exact = "{\"pad\":\"" + "x".repeat(MAX_BODY - 10) + "\"}";
+        assertThat(exact).hasSize(MAX_BODY);
+
+        HttpResponse<byte[]> r = charge(key(), exact, "alice");
+
+        assertThat(r.statusCode()).isEqualTo(201);
+        assertThat(r.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("stored");
+    }
+
+    @Test
+    void unauthenticatedCallerIs401AndRunsNothing() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> r = http().post("/anon/charges", "{}", "Idempotency-Key", key);
+
+        assertProblem(r, 401, "unauthenticated");
+        assertThat(handler().executions("/anon/charges", key)).isZero();
+    }
+
+    @Test
+    void nonJsonBodiesAreFingerprintedRaw() throws Exception {
+        String key = key();
+        byte[] payload = {0, 1, 2, (byte) 0xFF, 3};
+        HttpResponse<byte[]> a = http().send("POST", "/api/binary", payload, "Content-Type", "application/octet-stream",
+                "Idempotency-Key", key, "X-User", "alice");
+        HttpResponse<byte[]> b = http().send("POST", "/api/binary", payload, "Content-Type", "application/octet-stream",
+                "Idempotency-Key", key, "X-User", "alice");
+        byte[] other = Arrays.copyOf(payload, payload.length);
+        other[0] = 9;
+        HttpResponse<byte[]> c = http().send("POST", "/api/binary", other, "Content-Type", "application/octet-stream",
+                "Idempotency-Key", key, "X-User", "alice");
+
+        assertThat(a.body()).containsExactly(3, (byte) 0xFF, 2, 1, 0);
+        assertThat(b.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(b.body()).isEqualTo(a.body());
+        assertProblem(c, 422, "key-reused");
+    }
+
+    @Test
+    void anEmptyResponseIsStoredWithItsHeaders() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> a = http().post("/api/empty", "{}", "Idempotency-Key", key, "X-User", "alice");
+        HttpResponse<byte[]> b = http().post("/api/empty", "{}", "Idempotency-Key", key, "X-User", "alice");
+
+        assertThat(a.statusCode()).isEqualTo(204);
+        assertThat(b.statusCode()).isEqualTo(204);
+        assertThat(b.body()).isEmpty();
+        assertThat(b.headers().firstValue("X-Count")).hasValue("1");
+        assertThat(b.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+    }
+
+    @Test
+    void theHandlerSeesTheExecutionContext() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> r = http().post("/api/context", "{}", "Idempotency-Key", key, "X-User", "carol");
+
+        assertThat(Http.text(r)).matches("1 [A-Za-z0-9_-]{43} (test:)?carol POST /api/context");
+    }
+
+    @Test
+    void aDifferentQueryIsADifferentRequest() throws Exception {
+        String key = key();
+        charge(key, "{}", "alice");
+        HttpResponse<byte[]> r = http().post("/api/charges?expand=true", "{}", "Idempotency-Key", key, "X-User",
+                "alice");
+
+        assertProblem(r, 422, "key-reused");
+    }
+
+    @Test
+    void builderRejectsSafeMethods() {
+        assertThatThrownBy(() -> HttpIdempotency.builder(engine(store())).methods("POST", "GET"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("GET");
+    }
+}
