@@ -13,11 +13,15 @@ public enum JdbcDialect {
     /** PostgreSQL 12 or later; the claim is one {@code INSERT ... ON CONFLICT ... RETURNING}. */
     POSTGRESQL("postgresql"),
     /**
-     * MySQL 8 and MariaDB 10.6 or later; the claim is one short READ COMMITTED transaction
-     * holding the row lock, because neither has {@code RETURNING} on an upsert.
+     * MySQL 8 and MariaDB 10.6 or later; the claim and the lease extension are one
+     * {@code CALL} of a stored procedure created with the table, because neither has
+     * {@code RETURNING} on an upsert.
      */
     MYSQL("mysql"),
-    /** H2 2.x; "now" is the clock of the JVM that runs the database (this one for in-memory H2). */
+    /**
+     * H2 2.x; "now" is the clock of the JVM that runs the database (this one for in-memory
+     * H2), and a claim is a short local transaction (no network round trip in process).
+     */
     H2("h2");
 
     private final String resourceName;

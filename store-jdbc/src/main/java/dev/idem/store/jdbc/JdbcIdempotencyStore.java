@@ -15,6 +15,7 @@ import dev.idem.store.jdbc.internal.Schema;
 import dev.idem.store.jdbc.internal.Sql;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
@@ -37,10 +39,13 @@ import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
  *
  * <p>Every lease and expiry decision reads the database server's clock inside the same
  * statement that acts on it, so application nodes with skewed clocks cannot steal live
- * leases ({@link StoreCapabilities#serverClock()} is true). Each operation is atomic: on
- * PostgreSQL every operation is one statement; on MySQL/MariaDB and H2, which have no
- * {@code RETURNING} on an upsert, a claim is one short transaction that holds the row lock
- * from its first read to its write. {@link #complete} and {@link #release} are fenced by
+ * leases ({@link StoreCapabilities#serverClock()} is true). Each operation is atomic and one
+ * round trip: on PostgreSQL every operation is one statement; on MySQL/MariaDB, which have
+ * no {@code RETURNING} on an upsert, the claim and the lease extension are one {@code CALL}
+ * of a stored procedure ({@code <table>_claim}, {@code <table>_extend}, created with the
+ * table) that decides and writes under the row lock in its own transaction. On H2, which
+ * runs in process, a claim is a short local transaction holding the row lock from its read
+ * to its write. {@link #complete} and {@link #release} are fenced by
  * {@code WHERE ... AND token = ?}; zero rows updated means the lease was lost.
  *
  * <p>Transactional mode: {@link #inTransaction} runs business writes and the fenced
@@ -100,8 +105,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /**
      * Creates the table and its expiry index if they do not exist, with the shipped DDL of
-     * the dialect (see the README). Opt-in: production schemas are usually migrated with
-     * the scripts under {@code dev/idem/store/jdbc/schema/}.
+     * the dialect (see the README); on MySQL/MariaDB also the {@code <table>_claim} and
+     * {@code <table>_extend} procedures if they do not exist (this needs the CREATE ROUTINE
+     * privilege). Opt-in: production schemas are usually migrated with the scripts under
+     * {@code dev/idem/store/jdbc/schema/}.
      *
      * @throws StoreUnavailableException if the database refuses
      */
@@ -110,13 +117,43 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         try {
             jdbi.useHandle(h -> {
                 for (String statement : ddl) {
-                    h.execute(statement);
+                    String procedure = Schema.procedureName(statement);
+                    if (procedure == null) {
+                        h.execute(statement);
+                    } else {
+                        createProcedureIfMissing(h, procedure, statement);
+                    }
                 }
             });
-        } catch (JdbiException e) {
+        } catch (JdbiException | SQLException e) {
             throw Failures.unavailable("createTableIfNotExists", e);
         }
         return this;
+    }
+
+    // MySQL 8.0 before 8.0.29 has no CREATE PROCEDURE IF NOT EXISTS, and dropping and
+    // recreating would break the claims of running nodes in between: create only when missing,
+    // and accept losing a race with another node creating it (error 1304, already exists).
+    private static void createProcedureIfMissing(Handle h, String qualifiedName, String statement)
+            throws SQLException {
+        int dot = qualifiedName.indexOf('.');
+        String routineSchema = dot < 0 ? null : qualifiedName.substring(0, dot);
+        String routine = qualifiedName.substring(dot + 1);
+        boolean exists = h.createQuery("SELECT COUNT(*) FROM information_schema.ROUTINES"
+                + " WHERE ROUTINE_SCHEMA = COALESCE(:routineSchema, DATABASE()) AND ROUTINE_NAME = :routine"
+                + " AND ROUTINE_TYPE = 'PROCEDURE'")
+                .bind("routineSchema", routineSchema).bind("routine", routine).mapTo(Integer.class).one() > 0;
+        if (exists) {
+            return;
+        }
+        // Plain JDBC: the body is not a Jdbi template (it holds colons in literals).
+        try (Statement s = h.getConnection().createStatement()) {
+            s.execute(statement);
+        } catch (SQLException e) {
+            if (e.getErrorCode() != 1304) {
+                throw e;
+            }
+        }
     }
 
     @Override
@@ -133,11 +170,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         Resolved r = resolved();
         for (int attempt = 1; ; attempt++) {
             try {
-                ClaimResult result = r.dialect == JdbcDialect.POSTGRESQL
-                        ? jdbi.withHandle(h -> claimInOneStatement(h, r.sql, key, fingerprint, fencingToken,
-                                leaseMs, lifeMs))
-                        : jdbi.withHandle(h -> h.inTransaction(TransactionIsolationLevel.READ_COMMITTED,
+                ClaimResult result;
+                switch (r.dialect) {
+                    case POSTGRESQL:
+                        result = jdbi.withHandle(h -> claimInOneStatement(h, r.sql, key, fingerprint, fencingToken,
+                                leaseMs, lifeMs));
+                        break;
+                    case MYSQL:
+                        result = jdbi.withHandle(h -> endingOpenTransactionOnFailure(h, () -> claimByProcedure(h,
+                                r.sql, key, fingerprint, fencingToken, leaseMs, lifeMs)));
+                        break;
+                    default:
+                        // H2 runs in process: the short transaction costs no network round trip.
+                        result = jdbi.withHandle(h -> h.inTransaction(TransactionIsolationLevel.READ_COMMITTED,
                                 tx -> claimUnderRowLock(tx, r.sql, key, fingerprint, fencingToken, leaseMs, lifeMs)));
+                        break;
+                }
                 if (result != null) {
                     return result;
                 }
@@ -186,10 +234,57 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 .orElse(null);
     }
 
-    // MySQL and H2: SELECT ... FOR UPDATE locks the row (READ COMMITTED takes no gap lock
-    // when it is absent); the UPDATE still states the claim condition, so the database
-    // decides. An absent row is INSERTed; a concurrent insert fails with a duplicate key
-    // and the caller retries.
+    // MySQL/MariaDB: one CALL of the <table>_claim procedure (V2 script), which inserts or
+    // locks the row, decides and writes in its own transaction, and answers with one row:
+    // the database clock, the status (A acquired, T taken over, E existing) and the record.
+    private ClaimResult claimByProcedure(Handle h, Sql sql, IdempotencyKey key, byte[] fp, long token,
+            long leaseMs, long lifeMs) {
+        return bindKey(timed(h.createQuery(sql.claim)), key)
+                .bind("fp", fp).bind("token", token).bind("leaseMs", leaseMs).bind("lifeMs", lifeMs)
+                .map((rs, ctx) -> {
+                    Row row = Row.read(rs);
+                    String status = rs.getString("status");
+                    StoredRecord record = row.toRecord(key);
+                    Instant now = Instant.ofEpochMilli(row.now);
+                    if ("A".equals(status)) {
+                        return ClaimResult.acquired(record, now);
+                    }
+                    if ("T".equals(status)) {
+                        return ClaimResult.takenOver(record, now);
+                    }
+                    if ("E".equals(status)) {
+                        return ClaimResult.existing(record, now);
+                    }
+                    throw new SQLException("unexpected claim status '" + status + "' from " + sql.claim);
+                })
+                .one();
+    }
+
+    // A procedure interrupted by the server (query timeout, KILL QUERY) before its exit
+    // handler ran can leave its transaction open, holding the row lock, on a connection that
+    // goes back to the pool: end it before handing the connection back. A connection the
+    // driver already closed (network failure) needs nothing: the server ends its session.
+    private static <T> T endingOpenTransactionOnFailure(Handle h, Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            try {
+                if (!h.getConnection().isClosed()) {
+                    try (Statement s = h.getConnection().createStatement()) {
+                        s.execute("ROLLBACK");
+                    }
+                }
+            } catch (SQLException | RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    // H2: SELECT ... FOR UPDATE locks the row; the UPDATE still states the claim condition,
+    // so the database decides. An absent row is INSERTed; a concurrent insert fails with a
+    // duplicate key and the caller retries. Several statements, but H2 runs in this JVM:
+    // no network round trips.
     private ClaimResult claimUnderRowLock(Handle tx, Sql sql, IdempotencyKey key, byte[] fp, long token,
             long leaseMs, long lifeMs) throws SQLException {
         Optional<Row> locked = bindKey(timed(tx.createQuery(sql.lockRow)), key).map((rs, ctx) -> Row.read(rs))
@@ -356,8 +451,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                         .bind("token", fencingToken).bind("leaseMs", leaseMs).mapTo(Long.class).findOne())
                         .map(Instant::ofEpochMilli);
             }
-            // The deadline is computed from the database clock read just before; the UPDATE
-            // is fenced by the token, so the separate read cannot let anyone else in.
+            if (r.dialect == JdbcDialect.MYSQL) {
+                return jdbi.withHandle(h -> endingOpenTransactionOnFailure(h,
+                        () -> bindKey(timed(h.createQuery(r.sql.extend)), key).bind("token", fencingToken)
+                                .bind("leaseMs", leaseMs).map((rs, ctx) -> {
+                                    long deadline = rs.getLong("lease_until");
+                                    return rs.wasNull() ? Optional.<Instant>empty()
+                                            : Optional.of(Instant.ofEpochMilli(deadline));
+                                }).one()));
+            }
+            // H2 (in process): the deadline is computed from the database clock read just
+            // before; the UPDATE is fenced by the token, so the separate read cannot let
+            // anyone else in.
             return jdbi.withHandle(h -> {
                 long now = timed(h.createQuery(r.sql.selectNow)).mapTo(Long.class).one();
                 long deadline = now + leaseMs;

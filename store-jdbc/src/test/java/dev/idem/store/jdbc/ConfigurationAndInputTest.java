@@ -87,8 +87,9 @@ class ConfigurationAndInputTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
         assertThatThrownBy(() -> store.claim(key, null, 1L, Duration.ofSeconds(5), Duration.ofMinutes(1)))
                 .isInstanceOf(NullPointerException.class);
-        IdempotencyKey lone = IdempotencyKey.of(scope + "\ud800", "op", "bad");
-        assertThatThrownBy(() -> store.claim(lone, new byte[] {1}, 1L, Duration.ofSeconds(5), Duration.ofMinutes(1)))
+        // A lone surrogate cannot reach the store: idem-api refuses it when the key is made
+        // (the store checks again, for keys from older API versions).
+        assertThatThrownBy(() -> IdempotencyKey.of(scope + "\ud800", "op", "bad"))
                 .isInstanceOf(InvalidIdempotencyKeyException.class).hasMessageContaining("surrogate");
         assertThat(store.find(key)).isEmpty();
 

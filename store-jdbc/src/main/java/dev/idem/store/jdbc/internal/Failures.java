@@ -64,7 +64,9 @@ public final class Failures {
         boolean retryable = isRetryable(t, e, state);
         String message = "idempotency store " + operation + " failed"
                 + (state.isEmpty() ? "" : " (SQLState " + state + ")") + ": " + describe(t, e)
-                + (state.startsWith("42") ? " - does the idempotency table exist? See the store-jdbc README" : "");
+                + (state.startsWith("42") ? " - does the idempotency table exist (and on MySQL/MariaDB its claim and"
+                        + " extend procedures, created by the V2 script or createTableIfNotExists())?"
+                        + " See the store-jdbc README" : "");
         return new StoreUnavailableException(message, t, retryable);
     }
 

@@ -16,8 +16,12 @@ public final class Schema {
     public static final String DEFAULT_TABLE = "idem_record";
     /** The script every dialect folder holds. */
     public static final String SCRIPT = "V1__create_idem_record.sql";
+    /** MySQL/MariaDB only: the claim and lease-extension procedures, applied after {@link #SCRIPT}. */
+    public static final String MYSQL_PROCEDURES = "V2__create_idem_record_procedures.sql";
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    private static final Pattern PROCEDURE_END = Pattern.compile("(?m)^END;[ \\t]*$");
+    private static final Pattern PROCEDURE_HEAD = Pattern.compile("CREATE PROCEDURE ([A-Za-z0-9_.]+)\\(");
     private static final int MAX_TABLE = 48;
     private static final int MAX_SCHEMA = 63;
 
@@ -42,25 +46,59 @@ public final class Schema {
         return name;
     }
 
-    /** The classpath location of a dialect's script. */
+    /** The classpath location of a dialect's first script. */
     public static String resource(JdbcDialect dialect) {
-        return "dev/idem/store/jdbc/schema/" + dialect.resourceName() + "/" + SCRIPT;
+        return resource(dialect, SCRIPT);
     }
 
-    /** The DDL statements of {@code dialect}, for {@code table} in {@code schema} (nullable). */
+    private static String resource(JdbcDialect dialect, String script) {
+        return "dev/idem/store/jdbc/schema/" + dialect.resourceName() + "/" + script;
+    }
+
+    /** The scripts of {@code dialect}, in the order they apply. */
+    public static List<String> scripts(JdbcDialect dialect) {
+        return dialect == JdbcDialect.MYSQL ? List.of(SCRIPT, MYSQL_PROCEDURES) : List.of(SCRIPT);
+    }
+
+    /**
+     * The DDL statements of {@code dialect}, for {@code table} in {@code schema} (nullable),
+     * in order. A {@code CREATE PROCEDURE} is one statement, from its head to the
+     * {@code END;} that starts a line.
+     */
     public static List<String> statements(JdbcDialect dialect, String schema, String table) {
         String qualified = schema == null ? table : schema + "." + table;
-        String text = read(resource(dialect))
-                .replaceAll("(?m)^\\s*--.*$", "")
-                .replace(DEFAULT_TABLE + "_expires_idx", table + "_expires_idx")
-                .replaceAll("\\b" + DEFAULT_TABLE + "\\b", Matcher.quoteReplacement(qualified));
         List<String> out = new ArrayList<>();
-        for (String s : text.split(";")) {
-            if (!s.isBlank()) {
-                out.add(s.trim());
+        for (String script : scripts(dialect)) {
+            String text = read(resource(dialect, script))
+                    .replaceAll("(?m)^\\s*--.*$", "")
+                    .replace(DEFAULT_TABLE + "_expires_idx", table + "_expires_idx")
+                    .replaceAll("\\b" + DEFAULT_TABLE + "_(claim|extend)\\b",
+                            Matcher.quoteReplacement(qualified) + "_$1")
+                    .replaceAll("\\b" + DEFAULT_TABLE + "\\b", Matcher.quoteReplacement(qualified));
+            if (text.contains("CREATE PROCEDURE")) {
+                for (String s : PROCEDURE_END.split(text)) {
+                    if (!s.isBlank()) {
+                        out.add(s.trim() + "\nEND");
+                    }
+                }
+            } else {
+                for (String s : text.split(";")) {
+                    if (!s.isBlank()) {
+                        out.add(s.trim());
+                    }
+                }
             }
         }
         return out;
+    }
+
+    /**
+     * The name of the routine a {@code CREATE PROCEDURE} statement creates, as written
+     * (possibly schema-qualified), or null for any other statement.
+     */
+    public static String procedureName(String statement) {
+        Matcher m = PROCEDURE_HEAD.matcher(statement);
+        return m.lookingAt() ? m.group(1) : null;
     }
 
     private static String read(String resource) {

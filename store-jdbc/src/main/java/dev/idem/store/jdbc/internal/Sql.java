@@ -13,15 +13,19 @@ public final class Sql {
 
     /** The database clock in epoch milliseconds, as an SQL expression. */
     public final String now;
-    /** PostgreSQL only: the whole claim as one statement. */
+    /**
+     * PostgreSQL: the whole claim as one statement. MySQL: one {@code CALL} of the
+     * {@code <table>_claim} procedure, answering with the clock, a status and the record.
+     * H2: null (see {@link #lockRow}).
+     */
     public final String claim;
-    /** MySQL and H2: reads and row-locks the current record, with the database clock. */
+    /** H2: reads and row-locks the current record, with the database clock. */
     public final String lockRow;
-    /** MySQL and H2: the database clock alone (the key has no row yet). */
+    /** H2: the database clock alone (the key has no row yet, or before a lease extension). */
     public final String selectNow;
-    /** MySQL and H2: overwrites the locked row if it is claimable. */
+    /** H2: overwrites the locked row if it is claimable. */
     public final String takeRow;
-    /** MySQL and H2: inserts a fresh IN_PROGRESS row. */
+    /** H2: inserts a fresh IN_PROGRESS row. */
     public final String insertRow;
     /** Fenced completion (also accepts a repeat of a completion by the same token). */
     public final String complete;
@@ -29,9 +33,13 @@ public final class Sql {
     public final String completedBy;
     /** Fenced release. */
     public final String release;
-    /** PostgreSQL: fenced lease extension returning the new deadline. */
+    /**
+     * PostgreSQL: fenced lease extension returning the new deadline. MySQL: one {@code CALL}
+     * of the {@code <table>_extend} procedure, answering with the new deadline or NULL.
+     * H2: null (see {@link #extendTo}).
+     */
     public final String extend;
-    /** MySQL and H2: fenced lease extension to a deadline computed from {@link #selectNow}. */
+    /** H2: fenced lease extension to a deadline computed from {@link #selectNow}. */
     public final String extendTo;
     /** The unexpired record, with the database clock. */
     public final String find;
@@ -76,7 +84,9 @@ public final class Sql {
                         + " prev.state, prev.fingerprint, prev.token, prev.attempt, prev.lease_until,"
                         + " prev.expires_at, CASE WHEN claimed.attempt IS NULL THEN prev.outcome END AS outcome"
                         + " FROM clock LEFT JOIN claimed ON TRUE LEFT JOIN prev ON TRUE"
-                : null;
+                : dialect == JdbcDialect.MYSQL
+                        ? "CALL " + table + "_claim(:scope, :operation, :key, :fp, :token, :leaseMs, :lifeMs)"
+                        : null;
         lockRow = "SELECT " + now + " AS now_ms, " + COLUMNS + " FROM " + table + " WHERE " + PK + " FOR UPDATE";
         selectNow = "SELECT " + now + " AS now_ms";
         takeRow = "UPDATE " + table + " SET fingerprint = :fp, token = :token, attempt = :attempt,"
@@ -103,7 +113,9 @@ public final class Sql {
                         + " expires_at = GREATEST(expires_at, c.ms + :leaseMs) FROM (SELECT " + now + " AS ms) c"
                         + " WHERE " + PK + " AND token = :token AND state = 'I' AND expires_at > c.ms"
                         + " RETURNING lease_until"
-                : null;
+                : dialect == JdbcDialect.MYSQL
+                        ? "CALL " + table + "_extend(:scope, :operation, :key, :token, :leaseMs)"
+                        : null;
         extendTo = "UPDATE " + table + " SET expires_at = GREATEST(expires_at, :deadline), lease_until = :deadline"
                 + " WHERE " + PK + " AND token = :token AND state = 'I' AND expires_at > :now";
         find = "SELECT c.ms AS now_ms, " + COLUMNS + " FROM (SELECT " + now + " AS ms) c JOIN " + table

@@ -1,0 +1,117 @@
+-- idem claim and lease extension as stored procedures, MySQL 8 / MariaDB 10.6+ (after V1).
+-- MySQL has no RETURNING on an upsert, so each of these does its work and answers in ONE
+-- server-side call: one round trip per claim and per lease extension.
+--
+-- Each procedure is one statement without DELIMITER: a JDBC executor (and Flyway, whose
+-- MySQL parser tracks BEGIN ... END) runs it as is. In the mysql command-line client, wrap
+-- each in "DELIMITER $$ ... END$$ DELIMITER ;". Every procedure ends with "END;" at the start
+-- of a line. Needs the CREATE ROUTINE privilege to create and EXECUTE to call; SQL SECURITY
+-- INVOKER means callers use their own rights on the table.
+--
+-- The claim runs in its own short transaction inside the call: START TRANSACTION implicitly
+-- commits a transaction already open on the connection, so call it on a connection of its
+-- own (the store does).
+
+CREATE PROCEDURE idem_record_claim(
+    IN p_scope     VARBINARY(600),
+    IN p_operation VARBINARY(600),
+    IN p_key       VARBINARY(255),
+    IN p_fp        VARBINARY(1024),
+    IN p_token     BIGINT,
+    IN p_lease_ms  BIGINT,
+    IN p_life_ms   BIGINT)
+    MODIFIES SQL DATA
+    SQL SECURITY INVOKER
+BEGIN
+    DECLARE v_now     BIGINT;
+    DECLARE v_status  CHAR(1) DEFAULT 'E';
+    DECLARE v_state   CHAR(1);
+    DECLARE v_fp      VARBINARY(1024);
+    DECLARE v_token   BIGINT;
+    DECLARE v_attempt INT;
+    DECLARE v_lease   BIGINT;
+    DECLARE v_expires BIGINT;
+    DECLARE v_outcome LONGBLOB;
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION
+    BEGIN
+        ROLLBACK;
+        RESIGNAL;
+    END;
+
+    START TRANSACTION;
+    -- The database clock, read once: epoch milliseconds, independent of the session time zone.
+    SET v_now = TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000;
+    -- Either inserts the claim, marked 'N' ("inserted by this call"; the mark never commits),
+    -- or takes an exclusive lock on the existing row without changing it. A concurrent
+    -- insert of the same key waits for this one instead of failing, and the row stays
+    -- locked until COMMIT, so the decision below cannot be raced.
+    INSERT INTO idem_record (scope, operation, idem_key, state, fingerprint, token, attempt, lease_until,
+                             expires_at, outcome)
+    VALUES (p_scope, p_operation, p_key, 'N', p_fp, p_token, 1, v_now + p_lease_ms, v_now + p_life_ms, NULL)
+    ON DUPLICATE KEY UPDATE state = state;
+    SELECT state, fingerprint, token, attempt, lease_until, expires_at, outcome
+      INTO v_state, v_fp, v_token, v_attempt, v_lease, v_expires, v_outcome
+      FROM idem_record
+     WHERE scope = p_scope AND operation = p_operation AND idem_key = p_key
+       FOR UPDATE;
+    IF v_state = 'N' THEN
+        SET v_status = 'A';
+        UPDATE idem_record SET state = 'I'
+         WHERE scope = p_scope AND operation = p_operation AND idem_key = p_key;
+    ELSEIF v_expires <= v_now OR v_state = 'R'
+            OR (v_state = 'I' AND v_lease <= v_now AND v_fp = p_fp) THEN
+        -- Expired: a fresh record. Released: the next attempt. Lapsed lease, same request: taken over.
+        SET v_status = IF(v_expires > v_now AND v_state = 'I', 'T', 'A');
+        SET v_attempt = IF(v_expires <= v_now, 1, v_attempt + 1);
+        UPDATE idem_record
+           SET state = 'I', fingerprint = p_fp, token = p_token, attempt = v_attempt,
+               lease_until = v_now + p_lease_ms, expires_at = v_now + p_life_ms, outcome = NULL
+         WHERE scope = p_scope AND operation = p_operation AND idem_key = p_key;
+    END IF;
+    COMMIT;
+
+    -- One row: the clock, the status (A acquired, T taken over, E existing) and the record
+    -- as it now stands (for E the existing one, unchanged, with its outcome).
+    IF v_status = 'E' THEN
+        SELECT v_now AS now_ms, v_status AS status, v_state AS state, v_fp AS fingerprint, v_token AS token,
+               v_attempt AS attempt, v_lease AS lease_until, v_expires AS expires_at, v_outcome AS outcome;
+    ELSE
+        SELECT v_now AS now_ms, v_status AS status, 'I' AS state, p_fp AS fingerprint, p_token AS token,
+               v_attempt AS attempt, v_now + p_lease_ms AS lease_until, v_now + p_life_ms AS expires_at,
+               NULL AS outcome;
+    END IF;
+END;
+
+CREATE PROCEDURE idem_record_extend(
+    IN p_scope     VARBINARY(600),
+    IN p_operation VARBINARY(600),
+    IN p_key       VARBINARY(255),
+    IN p_token     BIGINT,
+    IN p_lease_ms  BIGINT)
+    MODIFIES SQL DATA
+    SQL SECURITY INVOKER
+BEGIN
+    DECLARE v_now      BIGINT;
+    DECLARE v_deadline BIGINT;
+    DECLARE EXIT HANDLER FOR SQLEXCEPTION
+    BEGIN
+        ROLLBACK;
+        RESIGNAL;
+    END;
+
+    START TRANSACTION;
+    SET v_now = TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000;
+    -- Fenced by the token; the lease deadline itself is not checked (a lapsed holder that was
+    -- not taken over may extend).
+    UPDATE idem_record
+       SET lease_until = v_now + p_lease_ms, expires_at = GREATEST(expires_at, v_now + p_lease_ms)
+     WHERE scope = p_scope AND operation = p_operation AND idem_key = p_key
+       AND token = p_token AND state = 'I' AND expires_at > v_now;
+    -- Whether it matched, read back inside the transaction (the affected-row count depends on
+    -- the client's CLIENT_FOUND_ROWS flag, so it is not used).
+    SET v_deadline = (SELECT lease_until FROM idem_record
+                       WHERE scope = p_scope AND operation = p_operation AND idem_key = p_key
+                         AND token = p_token AND state = 'I' AND lease_until = v_now + p_lease_ms);
+    COMMIT;
+    SELECT v_now AS now_ms, v_deadline AS lease_until;
+END;
