@@ -11,16 +11,16 @@ import java.util.Objects;
  */
 public record Attempt(String idempotencyKey, int number) {
 
-  /** Validates the components. */
-  public Attempt {
-    Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-    if (number < 1) {
-      throw new IllegalArgumentException("number must be at least 1 but was " + number);
+    /** Validates the components. */
+    public Attempt {
+        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        if (number < 1) {
+            throw new IllegalArgumentException("number must be at least 1 but was " + number);
+        }
     }
-  }
 
-  /** Returns true for a retry, i.e. any attempt but the first. */
-  public boolean isRetry() {
-    return number > 1;
-  }
+    /** Returns true for a retry, i.e. any attempt but the first. */
+    public boolean isRetry() {
+        return number > 1;
+    }
 }

@@ -24,49 +24,49 @@ import java.util.Locale;
  */
 public final class HttpRetryClassifier implements RetryClassifier<HttpResponse<?>> {
 
-  /** The problem type suffix that marks a 409 as "request with this key still in progress". */
-  public static final String IN_PROGRESS_TYPE_SUFFIX = "request-in-progress";
+    /** The problem type suffix that marks a 409 as "request with this key still in progress". */
+    public static final String IN_PROGRESS_TYPE_SUFFIX = "request-in-progress";
 
-  private static final HttpRetryClassifier STANDARD = new HttpRetryClassifier();
+    private static final HttpRetryClassifier STANDARD = new HttpRetryClassifier();
 
-  private HttpRetryClassifier() {}
+    private HttpRetryClassifier() {}
 
-  /** Returns the classifier described above. */
-  public static HttpRetryClassifier standard() {
-    return STANDARD;
-  }
-
-  @Override
-  public RetryDecision classifyResult(HttpResponse<?> response) {
-    int status = response.statusCode();
-    return switch (status) {
-      case 429, 500, 502, 503, 504 -> RetryDecision.retry("HTTP " + status);
-      case 409 -> isRequestInProgress(response)
-          ? RetryDecision.retry("HTTP 409 request in progress")
-          : RetryDecision.doNotRetry("HTTP 409 conflict");
-      default -> RetryDecision.doNotRetry("HTTP " + status);
-    };
-  }
-
-  @Override
-  public RetryDecision classifyFailure(Throwable failure) {
-    String reason = TransientFailures.describe(failure);
-    return TransientFailures.isTransient(failure)
-        ? RetryDecision.retry(reason)
-        : RetryDecision.doNotRetry(reason);
-  }
-
-  /** Applies the 409 rule above to any response (its status is not checked). */
-  public static boolean isRequestInProgress(HttpResponse<?> response) {
-    if (response.headers().firstValue("Retry-After").isPresent()) {
-      return true;
+    /** Returns the classifier described above. */
+    public static HttpRetryClassifier standard() {
+        return STANDARD;
     }
-    String contentType = response.headers().firstValue("Content-Type").orElse("");
-    if (!contentType.toLowerCase(Locale.ROOT).startsWith("application/problem+json")) {
-      return false;
+
+    @Override
+    public RetryDecision classifyResult(HttpResponse<?> response) {
+        int status = response.statusCode();
+        return switch (status) {
+            case 429, 500, 502, 503, 504 -> RetryDecision.retry("HTTP " + status);
+            case 409 -> isRequestInProgress(response)
+                    ? RetryDecision.retry("HTTP 409 request in progress")
+                    : RetryDecision.doNotRetry("HTTP 409 conflict");
+            default -> RetryDecision.doNotRetry("HTTP " + status);
+        };
     }
-    return ProblemType.of(response.body())
-        .map(type -> type.endsWith(IN_PROGRESS_TYPE_SUFFIX))
-        .orElse(false);
-  }
+
+    @Override
+    public RetryDecision classifyFailure(Throwable failure) {
+        String reason = TransientFailures.describe(failure);
+        return TransientFailures.isTransient(failure)
+                ? RetryDecision.retry(reason)
+                : RetryDecision.doNotRetry(reason);
+    }
+
+    /** Applies the 409 rule above to any response (its status is not checked). */
+    public static boolean isRequestInProgress(HttpResponse<?> response) {
+        if (response.headers().firstValue("Retry-After").isPresent()) {
+            return true;
+        }
+        String contentType = response.headers().firstValue("Content-Type").orElse("");
+        if (!contentType.toLowerCase(Locale.ROOT).startsWith("application/problem+json")) {
+            return false;
+        }
+        return ProblemType.of(response.body())
+                .map(type -> type.endsWith(IN_PROGRESS_TYPE_SUFFIX))
+                .orElse(false);
+    }
 }

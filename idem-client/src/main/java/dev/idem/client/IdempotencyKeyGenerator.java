@@ -15,27 +15,27 @@ import java.util.random.RandomGenerator;
 @FunctionalInterface
 public interface IdempotencyKeyGenerator {
 
-  /** Returns a fresh key: a non-empty string of visible ASCII, safe in an HTTP header. */
-  String newKey();
+    /** Returns a fresh key: a non-empty string of visible ASCII, safe in an HTTP header. */
+    String newKey();
 
-  /**
-   * UUIDv7 (RFC 9562): a millisecond Unix timestamp followed by random bits, so keys sort by
-   * creation time and land near each other in a server's index. Keys from one generator are strictly
-   * increasing. This is the default.
-   */
-  static IdempotencyKeyGenerator uuidV7() {
-    return new UuidV7Generator(Clock.systemUTC(), new SecureRandom());
-  }
+    /**
+     * UUIDv7 (RFC 9562): a millisecond Unix timestamp followed by random bits, so keys sort by
+     * creation time and land near each other in a server's index. Keys from one generator are strictly
+     * increasing. This is the default.
+     */
+    static IdempotencyKeyGenerator uuidV7() {
+        return new UuidV7Generator(Clock.systemUTC(), new SecureRandom());
+    }
 
-  /** UUIDv7 from the given clock and randomness; {@code random} must be thread-safe. */
-  static IdempotencyKeyGenerator uuidV7(Clock clock, RandomGenerator random) {
-    return new UuidV7Generator(
-        Objects.requireNonNull(clock, "clock must not be null"),
-        Objects.requireNonNull(random, "random must not be null"));
-  }
+    /** UUIDv7 from the given clock and randomness; {@code random} must be thread-safe. */
+    static IdempotencyKeyGenerator uuidV7(Clock clock, RandomGenerator random) {
+        return new UuidV7Generator(
+                Objects.requireNonNull(clock, "clock must not be null"),
+                Objects.requireNonNull(random, "random must not be null"));
+    }
 
-  /** UUIDv4, for servers that prefer keys that reveal nothing about time. */
-  static IdempotencyKeyGenerator randomUuid() {
-    return () -> UUID.randomUUID().toString();
-  }
+    /** UUIDv4, for servers that prefer keys that reveal nothing about time. */
+    static IdempotencyKeyGenerator randomUuid() {
+        return () -> UUID.randomUUID().toString();
+    }
 }

@@ -32,259 +32,259 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class IdempotentHttpClient {
 
-  /** The request header that carries the key. */
-  public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    /** The request header that carries the key. */
+    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
-  private static final Duration MIN_ATTEMPT_TIMEOUT = Duration.ofMillis(1);
+    private static final Duration MIN_ATTEMPT_TIMEOUT = Duration.ofMillis(1);
 
-  private final HttpClient client;
-  private final RetryPolicy policy;
-  private final RetryBudget budget;
-  private final RetryListener listener;
-  private final IdempotencyKeyGenerator keyGenerator;
-  private final RetryClassifier<HttpResponse<?>> classifier;
-
-  private IdempotentHttpClient(Builder b) {
-    this.client = b.client;
-    this.policy = b.policy;
-    this.budget =
-        b.budget != null ? b.budget : RetryBudget.builder().ticker(b.policy.ticker()).build();
-    this.listener = b.listener;
-    this.keyGenerator = b.keyGenerator;
-    this.classifier = b.classifier;
-  }
-
-  /** Returns a builder around {@code client}, with the same defaults as {@link Retrier#builder()}. */
-  public static Builder newBuilder(HttpClient client) {
-    return new Builder(client);
-  }
-
-  /**
-   * Sends {@code request}, retrying as the policy allows.
-   *
-   * @throws IOException the last attempt's failure, if no attempt produced a response to return
-   * @throws InterruptedException if interrupted while sending or waiting
-   */
-  public <T> IdempotentResponse<T> send(HttpRequest request, BodyHandler<T> handler)
-      throws IOException, InterruptedException {
-    Objects.requireNonNull(request, "request must not be null");
-    Objects.requireNonNull(handler, "handler must not be null");
-    RetrySession session = new RetrySession(policy, budget, listener, keyOf(request));
-    while (true) {
-      session.begin();
-      HttpResponse<T> response = null;
-      IOException failure = null;
-      RetryDecision decision;
-      try {
-        response = client.send(attemptRequest(request, session), handler);
-        decision = classifyResponse(response);
-      } catch (IOException e) {
-        failure = e;
-        decision = classifier.classifyFailure(e);
-      } catch (InterruptedException e) {
-        throw session.withEarlierFailures(e);
-      }
-      Optional<Duration> delay =
-          decision.shouldRetry() ? session.scheduleRetry(decision) : Optional.empty();
-      if (delay.isEmpty()) {
-        if (failure != null) {
-          throw session.withEarlierFailures(failure);
-        }
-        return result(response, session);
-      }
-      discard(response, failure, session);
-      policy.sleeper().sleep(delay.get());
-    }
-  }
-
-  /**
-   * Sends {@code request} asynchronously, retrying as the policy allows, without blocking a thread
-   * between attempts (given a timer-based {@link Sleeper}). Cancelling the returned future stops
-   * further attempts.
-   */
-  public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(
-      HttpRequest request, BodyHandler<T> handler) {
-    Objects.requireNonNull(request, "request must not be null");
-    Objects.requireNonNull(handler, "handler must not be null");
-    CompletableFuture<IdempotentResponse<T>> result = new CompletableFuture<>();
-    try {
-      RetrySession session = new RetrySession(policy, budget, listener, keyOf(request));
-      new AsyncCall<>(request, handler, session, result).attempt();
-    } catch (RuntimeException e) {
-      result.completeExceptionally(e);
-    }
-    return result;
-  }
-
-  /** The wrapped client. */
-  public HttpClient httpClient() {
-    return client;
-  }
-
-  /** The policy applied to every request. */
-  public RetryPolicy policy() {
-    return policy;
-  }
-
-  /** The budget shared by every request. */
-  public RetryBudget budget() {
-    return budget;
-  }
-
-  private String keyOf(HttpRequest request) {
-    return request.headers().firstValue(IDEMPOTENCY_KEY).orElseGet(keyGenerator::newKey);
-  }
-
-  private static HttpRequest attemptRequest(HttpRequest request, RetrySession session) {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(request, (name, value) -> !name.equalsIgnoreCase(IDEMPOTENCY_KEY));
-    Duration remaining = session.remaining();
-    Duration timeout = request.timeout().filter(t -> t.compareTo(remaining) < 0).orElse(remaining);
-    return b.header(IDEMPOTENCY_KEY, session.key())
-        .timeout(timeout.compareTo(MIN_ATTEMPT_TIMEOUT) < 0 ? MIN_ATTEMPT_TIMEOUT : timeout)
-        .build();
-  }
-
-  private RetryDecision classifyResponse(HttpResponse<?> response) {
-    RetryDecision decision = Objects.requireNonNull(classifier.classifyResult(response));
-    if (!decision.shouldRetry()) {
-      return decision;
-    }
-    Optional<Duration> hint =
-        response
-            .headers()
-            .firstValue("Retry-After")
-            .flatMap(v -> RetryAfterParser.parse(v, policy.clock().instant()));
-    return decision.withRetryAfterIfAbsent(hint.orElse(null));
-  }
-
-  private static <T> IdempotentResponse<T> result(HttpResponse<T> response, RetrySession session) {
-    return new IdempotentResponse<>(
-        response,
-        session.key(),
-        session.attempts(),
-        IdempotentResponse.isReplayed(response.headers()));
-  }
-
-  private static void discard(HttpResponse<?> response, Throwable failure, RetrySession session) {
-    if (failure != null) {
-      session.recordRetriedFailure(failure);
-    } else if (response != null && response.body() instanceof AutoCloseable closeable) {
-      try {
-        closeable.close();
-      } catch (Exception ignored) {
-        // The response is being thrown away; a failure to close it changes nothing for the caller.
-      }
-    }
-  }
-
-  /** The async loop: each stage decides, then either completes the result or schedules the next. */
-  private final class AsyncCall<T> {
-    private final HttpRequest request;
-    private final BodyHandler<T> handler;
-    private final RetrySession session;
-    private final CompletableFuture<IdempotentResponse<T>> result;
-
-    AsyncCall(
-        HttpRequest request,
-        BodyHandler<T> handler,
-        RetrySession session,
-        CompletableFuture<IdempotentResponse<T>> result) {
-      this.request = request;
-      this.handler = handler;
-      this.session = session;
-      this.result = result;
-    }
-
-    void attempt() {
-      if (result.isDone()) {
-        return;
-      }
-      try {
-        session.begin();
-        client.sendAsync(attemptRequest(request, session), handler).whenComplete(this::onOutcome);
-      } catch (RuntimeException e) {
-        result.completeExceptionally(e);
-      }
-    }
-
-    private void onOutcome(HttpResponse<T> response, Throwable error) {
-      try {
-        Throwable failure = error == null ? null : TransientFailures.unwrap(error);
-        RetryDecision decision =
-            failure == null ? classifyResponse(response) : classifier.classifyFailure(failure);
-        Optional<Duration> delay =
-            decision.shouldRetry() && !result.isDone()
-                ? session.scheduleRetry(decision)
-                : Optional.empty();
-        if (delay.isEmpty()) {
-          if (failure != null) {
-            result.completeExceptionally(session.withEarlierFailures(failure));
-          } else {
-            result.complete(result(response, session));
-          }
-          return;
-        }
-        discard(response, failure, session);
-        policy.sleeper().delay(delay.get()).whenComplete((ignored, sleepFailure) -> {
-          if (sleepFailure != null) {
-            result.completeExceptionally(sleepFailure);
-          } else {
-            attempt();
-          }
-        });
-      } catch (RuntimeException e) {
-        result.completeExceptionally(e);
-      }
-    }
-  }
-
-  /** Validating builder. Not thread-safe. */
-  public static final class Builder {
     private final HttpClient client;
-    private RetryPolicy policy = RetryPolicy.defaults();
-    private RetryBudget budget;
-    private RetryListener listener = RetryListener.NONE;
-    private IdempotencyKeyGenerator keyGenerator = IdempotencyKeyGenerator.uuidV7();
-    private RetryClassifier<HttpResponse<?>> classifier = HttpRetryClassifier.standard();
+    private final RetryPolicy policy;
+    private final RetryBudget budget;
+    private final RetryListener listener;
+    private final IdempotencyKeyGenerator keyGenerator;
+    private final RetryClassifier<HttpResponse<?>> classifier;
 
-    private Builder(HttpClient client) {
-      this.client = Objects.requireNonNull(client, "client must not be null");
+    private IdempotentHttpClient(Builder b) {
+        this.client = b.client;
+        this.policy = b.policy;
+        this.budget =
+                b.budget != null ? b.budget : RetryBudget.builder().ticker(b.policy.ticker()).build();
+        this.listener = b.listener;
+        this.keyGenerator = b.keyGenerator;
+        this.classifier = b.classifier;
     }
 
-    /** The retry policy. */
-    public Builder policy(RetryPolicy policy) {
-      this.policy = Objects.requireNonNull(policy, "policy must not be null");
-      return this;
+    /** Returns a builder around {@code client}, with the same defaults as {@link Retrier#builder()}. */
+    public static Builder newBuilder(HttpClient client) {
+        return new Builder(client);
     }
 
-    /** The budget; pass the same instance to several clients to share it. */
-    public Builder budget(RetryBudget budget) {
-      this.budget = Objects.requireNonNull(budget, "budget must not be null");
-      return this;
+    /**
+     * Sends {@code request}, retrying as the policy allows.
+     *
+     * @throws IOException the last attempt's failure, if no attempt produced a response to return
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    public <T> IdempotentResponse<T> send(HttpRequest request, BodyHandler<T> handler)
+            throws IOException, InterruptedException {
+        Objects.requireNonNull(request, "request must not be null");
+        Objects.requireNonNull(handler, "handler must not be null");
+        RetrySession session = new RetrySession(policy, budget, listener, keyOf(request));
+        while (true) {
+            session.begin();
+            HttpResponse<T> response = null;
+            IOException failure = null;
+            RetryDecision decision;
+            try {
+                response = client.send(attemptRequest(request, session), handler);
+                decision = classifyResponse(response);
+            } catch (IOException e) {
+                failure = e;
+                decision = classifier.classifyFailure(e);
+            } catch (InterruptedException e) {
+                throw session.withEarlierFailures(e);
+            }
+            Optional<Duration> delay =
+                    decision.shouldRetry() ? session.scheduleRetry(decision) : Optional.empty();
+            if (delay.isEmpty()) {
+                if (failure != null) {
+                    throw session.withEarlierFailures(failure);
+                }
+                return result(response, session);
+            }
+            discard(response, failure, session);
+            policy.sleeper().sleep(delay.get());
+        }
     }
 
-    /** The listener. */
-    public Builder listener(RetryListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener must not be null");
-      return this;
+    /**
+     * Sends {@code request} asynchronously, retrying as the policy allows, without blocking a thread
+     * between attempts (given a timer-based {@link Sleeper}). Cancelling the returned future stops
+     * further attempts.
+     */
+    public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(
+            HttpRequest request, BodyHandler<T> handler) {
+        Objects.requireNonNull(request, "request must not be null");
+        Objects.requireNonNull(handler, "handler must not be null");
+        CompletableFuture<IdempotentResponse<T>> result = new CompletableFuture<>();
+        try {
+            RetrySession session = new RetrySession(policy, budget, listener, keyOf(request));
+            new AsyncCall<>(request, handler, session, result).attempt();
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+        return result;
     }
 
-    /** Where keys come from when a request carries none. */
-    public Builder keyGenerator(IdempotencyKeyGenerator keyGenerator) {
-      this.keyGenerator = Objects.requireNonNull(keyGenerator, "keyGenerator must not be null");
-      return this;
+    /** The wrapped client. */
+    public HttpClient httpClient() {
+        return client;
     }
 
-    /** The classification; defaults to {@link HttpRetryClassifier#standard()}. */
-    public Builder classifier(RetryClassifier<HttpResponse<?>> classifier) {
-      this.classifier = Objects.requireNonNull(classifier, "classifier must not be null");
-      return this;
+    /** The policy applied to every request. */
+    public RetryPolicy policy() {
+        return policy;
     }
 
-    /** Builds the client; without an explicit budget it gets its own default one. */
-    public IdempotentHttpClient build() {
-      return new IdempotentHttpClient(this);
+    /** The budget shared by every request. */
+    public RetryBudget budget() {
+        return budget;
     }
-  }
+
+    private String keyOf(HttpRequest request) {
+        return request.headers().firstValue(IDEMPOTENCY_KEY).orElseGet(keyGenerator::newKey);
+    }
+
+    private static HttpRequest attemptRequest(HttpRequest request, RetrySession session) {
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(request, (name, value) -> !name.equalsIgnoreCase(IDEMPOTENCY_KEY));
+        Duration remaining = session.remaining();
+        Duration timeout = request.timeout().filter(t -> t.compareTo(remaining) < 0).orElse(remaining);
+        return b.header(IDEMPOTENCY_KEY, session.key())
+                .timeout(timeout.compareTo(MIN_ATTEMPT_TIMEOUT) < 0 ? MIN_ATTEMPT_TIMEOUT : timeout)
+                .build();
+    }
+
+    private RetryDecision classifyResponse(HttpResponse<?> response) {
+        RetryDecision decision = Objects.requireNonNull(classifier.classifyResult(response));
+        if (!decision.shouldRetry()) {
+            return decision;
+        }
+        Optional<Duration> hint =
+                response
+                        .headers()
+                        .firstValue("Retry-After")
+                        .flatMap(v -> RetryAfterParser.parse(v, policy.clock().instant()));
+        return decision.withRetryAfterIfAbsent(hint.orElse(null));
+    }
+
+    private static <T> IdempotentResponse<T> result(HttpResponse<T> response, RetrySession session) {
+        return new IdempotentResponse<>(
+                response,
+                session.key(),
+                session.attempts(),
+                IdempotentResponse.isReplayed(response.headers()));
+    }
+
+    private static void discard(HttpResponse<?> response, Throwable failure, RetrySession session) {
+        if (failure != null) {
+            session.recordRetriedFailure(failure);
+        } else if (response != null && response.body() instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception ignored) {
+                // The response is being thrown away; a failure to close it changes nothing for the caller.
+            }
+        }
+    }
+
+    /** The async loop: each stage decides, then either completes the result or schedules the next. */
+    private final class AsyncCall<T> {
+        private final HttpRequest request;
+        private final BodyHandler<T> handler;
+        private final RetrySession session;
+        private final CompletableFuture<IdempotentResponse<T>> result;
+
+        AsyncCall(
+                HttpRequest request,
+                BodyHandler<T> handler,
+                RetrySession session,
+                CompletableFuture<IdempotentResponse<T>> result) {
+            this.request = request;
+            this.handler = handler;
+            this.session = session;
+            this.result = result;
+        }
+
+        void attempt() {
+            if (result.isDone()) {
+                return;
+            }
+            try {
+                session.begin();
+                client.sendAsync(attemptRequest(request, session), handler).whenComplete(this::onOutcome);
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        }
+
+        private void onOutcome(HttpResponse<T> response, Throwable error) {
+            try {
+                Throwable failure = error == null ? null : TransientFailures.unwrap(error);
+                RetryDecision decision =
+                        failure == null ? classifyResponse(response) : classifier.classifyFailure(failure);
+                Optional<Duration> delay =
+                        decision.shouldRetry() && !result.isDone()
+                                ? session.scheduleRetry(decision)
+                                : Optional.empty();
+                if (delay.isEmpty()) {
+                    if (failure != null) {
+                        result.completeExceptionally(session.withEarlierFailures(failure));
+                    } else {
+                        result.complete(result(response, session));
+                    }
+                    return;
+                }
+                discard(response, failure, session);
+                policy.sleeper().delay(delay.get()).whenComplete((ignored, sleepFailure) -> {
+                    if (sleepFailure != null) {
+                        result.completeExceptionally(sleepFailure);
+                    } else {
+                        attempt();
+                    }
+                });
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        }
+    }
+
+    /** Validating builder. Not thread-safe. */
+    public static final class Builder {
+        private final HttpClient client;
+        private RetryPolicy policy = RetryPolicy.defaults();
+        private RetryBudget budget;
+        private RetryListener listener = RetryListener.NONE;
+        private IdempotencyKeyGenerator keyGenerator = IdempotencyKeyGenerator.uuidV7();
+        private RetryClassifier<HttpResponse<?>> classifier = HttpRetryClassifier.standard();
+
+        private Builder(HttpClient client) {
+            this.client = Objects.requireNonNull(client, "client must not be null");
+        }
+
+        /** The retry policy. */
+        public Builder policy(RetryPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy must not be null");
+            return this;
+        }
+
+        /** The budget; pass the same instance to several clients to share it. */
+        public Builder budget(RetryBudget budget) {
+            this.budget = Objects.requireNonNull(budget, "budget must not be null");
+            return this;
+        }
+
+        /** The listener. */
+        public Builder listener(RetryListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener must not be null");
+            return this;
+        }
+
+        /** Where keys come from when a request carries none. */
+        public Builder keyGenerator(IdempotencyKeyGenerator keyGenerator) {
+            this.keyGenerator = Objects.requireNonNull(keyGenerator, "keyGenerator must not be null");
+            return this;
+        }
+
+        /** The classification; defaults to {@link HttpRetryClassifier#standard()}. */
+        public Builder classifier(RetryClassifier<HttpResponse<?>> classifier) {
+            this.classifier = Objects.requireNonNull(classifier, "classifier must not be null");
+            return this;
+        }
+
+        /** Builds the client; without an explicit budget it gets its own default one. */
+        public IdempotentHttpClient build() {
+            return new IdempotentHttpClient(this);
+        }
+    }
 }

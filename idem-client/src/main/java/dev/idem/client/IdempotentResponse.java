@@ -18,37 +18,37 @@ import java.util.Objects;
  * @param <T> the body type
  */
 public record IdempotentResponse<T>(
-    HttpResponse<T> response, String idempotencyKey, int attempts, boolean replayed) {
+        HttpResponse<T> response, String idempotencyKey, int attempts, boolean replayed) {
 
-  /** Validates the components. */
-  public IdempotentResponse {
-    Objects.requireNonNull(response, "response");
-    Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-    if (attempts < 1) {
-      throw new IllegalArgumentException("attempts must be at least 1 but was " + attempts);
+    /** Validates the components. */
+    public IdempotentResponse {
+        Objects.requireNonNull(response, "response");
+        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be at least 1 but was " + attempts);
+        }
     }
-  }
 
-  /** The status code of the last response. */
-  public int statusCode() {
-    return response.statusCode();
-  }
+    /** The status code of the last response. */
+    public int statusCode() {
+        return response.statusCode();
+    }
 
-  /** The body of the last response. */
-  public T body() {
-    return response.body();
-  }
+    /** The body of the last response. */
+    public T body() {
+        return response.body();
+    }
 
-  /**
-   * True if the headers mark a replayed response: {@code Idempotency-Status: replayed} or {@code
-   * Idempotent-Replayed: true} (values compared ignoring case).
-   */
-  public static boolean isReplayed(HttpHeaders headers) {
-    boolean status =
-        headers.allValues("Idempotency-Status").stream()
-            .anyMatch(v -> v.trim().toLowerCase(Locale.ROOT).equals("replayed"));
-    return status
-        || headers.allValues("Idempotent-Replayed").stream()
-            .anyMatch(v -> v.trim().equalsIgnoreCase("true"));
-  }
+    /**
+     * True if the headers mark a replayed response: {@code Idempotency-Status: replayed} or {@code
+     * Idempotent-Replayed: true} (values compared ignoring case).
+     */
+    public static boolean isReplayed(HttpHeaders headers) {
+        boolean status =
+                headers.allValues("Idempotency-Status").stream()
+                        .anyMatch(v -> v.trim().toLowerCase(Locale.ROOT).equals("replayed"));
+        return status
+                || headers.allValues("Idempotent-Replayed").stream()
+                        .anyMatch(v -> v.trim().equalsIgnoreCase("true"));
+    }
 }

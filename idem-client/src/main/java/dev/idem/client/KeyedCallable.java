@@ -9,9 +9,9 @@ package dev.idem.client;
 @FunctionalInterface
 public interface KeyedCallable<T> {
 
-  /**
-   * Performs one attempt. Must send {@code attempt.idempotencyKey()} so that the server can recognize
-   * a repeat; the key is the same for every attempt of one call.
-   */
-  T call(Attempt attempt) throws Exception;
+    /**
+     * Performs one attempt. Must send {@code attempt.idempotencyKey()} so that the server can recognize
+     * a repeat; the key is the same for every attempt of one call.
+     */
+    T call(Attempt attempt) throws Exception;
 }

@@ -16,46 +16,46 @@ import java.util.function.Predicate;
  */
 public interface RetryClassifier<T> {
 
-  /** Classifies a result returned by an attempt. */
-  RetryDecision classifyResult(T result);
+    /** Classifies a result returned by an attempt. */
+    RetryDecision classifyResult(T result);
 
-  /** Classifies an exception thrown by an attempt ({@link InterruptedException} never gets here). */
-  RetryDecision classifyFailure(Throwable failure);
+    /** Classifies an exception thrown by an attempt ({@link InterruptedException} never gets here). */
+    RetryDecision classifyFailure(Throwable failure);
 
-  /**
-   * Retries transient transport failures only: {@link java.io.IOException} (connect failures,
-   * resets, timeouts, early EOF; but not TLS handshake or certificate failures) and {@link
-   * java.util.concurrent.TimeoutException}, also when wrapped in a completion or execution
-   * exception. Results are never retried.
-   */
-  static <T> RetryClassifier<T> transientFailures() {
-    return of(result -> false, TransientFailures::isTransient);
-  }
+    /**
+     * Retries transient transport failures only: {@link java.io.IOException} (connect failures,
+     * resets, timeouts, early EOF; but not TLS handshake or certificate failures) and {@link
+     * java.util.concurrent.TimeoutException}, also when wrapped in a completion or execution
+     * exception. Results are never retried.
+     */
+    static <T> RetryClassifier<T> transientFailures() {
+        return of(result -> false, TransientFailures::isTransient);
+    }
 
-  /**
-   * Builds a classifier from two predicates, for transports other than HTTP.
-   *
-   * @param retryResult true for results that signal a transient failure
-   * @param retryFailure true for exceptions that signal a transient failure
-   */
-  static <T> RetryClassifier<T> of(
-      Predicate<? super T> retryResult, Predicate<? super Throwable> retryFailure) {
-    Objects.requireNonNull(retryResult, "retryResult");
-    Objects.requireNonNull(retryFailure, "retryFailure");
-    return new RetryClassifier<>() {
-      @Override
-      public RetryDecision classifyResult(T result) {
-        return retryResult.test(result)
-            ? RetryDecision.retry("retryable result")
-            : RetryDecision.doNotRetry();
-      }
+    /**
+     * Builds a classifier from two predicates, for transports other than HTTP.
+     *
+     * @param retryResult true for results that signal a transient failure
+     * @param retryFailure true for exceptions that signal a transient failure
+     */
+    static <T> RetryClassifier<T> of(
+            Predicate<? super T> retryResult, Predicate<? super Throwable> retryFailure) {
+        Objects.requireNonNull(retryResult, "retryResult");
+        Objects.requireNonNull(retryFailure, "retryFailure");
+        return new RetryClassifier<>() {
+            @Override
+            public RetryDecision classifyResult(T result) {
+                return retryResult.test(result)
+                        ? RetryDecision.retry("retryable result")
+                        : RetryDecision.doNotRetry();
+            }
 
-      @Override
-      public RetryDecision classifyFailure(Throwable failure) {
-        return retryFailure.test(failure)
-            ? RetryDecision.retry(TransientFailures.describe(failure))
-            : RetryDecision.doNotRetry(TransientFailures.describe(failure));
-      }
-    };
-  }
+            @Override
+            public RetryDecision classifyFailure(Throwable failure) {
+                return retryFailure.test(failure)
+                        ? RetryDecision.retry(TransientFailures.describe(failure))
+                        : RetryDecision.doNotRetry(TransientFailures.describe(failure));
+            }
+        };
+    }
 }

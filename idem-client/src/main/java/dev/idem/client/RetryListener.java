@@ -11,25 +11,25 @@ import java.time.Duration;
  */
 public interface RetryListener {
 
-  /** A listener that ignores every event. */
-  RetryListener NONE = new RetryListener() {};
+    /** A listener that ignores every event. */
+    RetryListener NONE = new RetryListener() {};
 
-  /** An attempt is about to start. */
-  default void onAttempt(Attempt attempt) {}
+    /** An attempt is about to start. */
+    default void onAttempt(Attempt attempt) {}
 
-  /**
-   * {@code failed} will be retried after {@code delay}.
-   *
-   * @param reason the classifier's reason, e.g. "HTTP 503"
-   */
-  default void onRetryScheduled(Attempt failed, Duration delay, String reason) {}
+    /**
+     * {@code failed} will be retried after {@code delay}.
+     *
+     * @param reason the classifier's reason, e.g. "HTTP 503"
+     */
+    default void onRetryScheduled(Attempt failed, Duration delay, String reason) {}
 
-  /** {@code failed} was retryable, but the shared {@link RetryBudget} had no retry left. */
-  default void onBudgetExhausted(Attempt failed, String reason) {}
+    /** {@code failed} was retryable, but the shared {@link RetryBudget} had no retry left. */
+    default void onBudgetExhausted(Attempt failed, String reason) {}
 
-  /**
-   * The loop stopped although the last outcome was retryable; that outcome is returned to the
-   * caller. Follows {@link #onBudgetExhausted} when the budget was the cause.
-   */
-  default void onGiveUp(Attempt last, StopReason why, String reason) {}
+    /**
+     * The loop stopped although the last outcome was retryable; that outcome is returned to the
+     * caller. Follows {@link #onBudgetExhausted} when the budget was the cause.
+     */
+    default void onGiveUp(Attempt last, StopReason why, String reason) {}
 }

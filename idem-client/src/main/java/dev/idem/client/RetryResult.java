@@ -14,11 +14,11 @@ import java.util.Objects;
  */
 public record RetryResult<T>(T value, String idempotencyKey, int attempts) {
 
-  /** Validates the components. */
-  public RetryResult {
-    Objects.requireNonNull(idempotencyKey, "idempotencyKey");
-    if (attempts < 1) {
-      throw new IllegalArgumentException("attempts must be at least 1 but was " + attempts);
+    /** Validates the components. */
+    public RetryResult {
+        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be at least 1 but was " + attempts);
+        }
     }
-  }
 }

@@ -15,45 +15,45 @@ import java.util.concurrent.TimeUnit;
 @FunctionalInterface
 public interface Sleeper {
 
-  /**
-   * Blocks for {@code duration} (non-negative).
-   *
-   * @throws InterruptedException if the thread is interrupted while waiting
-   */
-  void sleep(Duration duration) throws InterruptedException;
+    /**
+     * Blocks for {@code duration} (non-negative).
+     *
+     * @throws InterruptedException if the thread is interrupted while waiting
+     */
+    void sleep(Duration duration) throws InterruptedException;
 
-  /**
-   * Returns a future that completes after {@code duration}; never blocks a caller for real time unless
-   * the sleeper is a fake whose {@code sleep} returns at once.
-   */
-  default CompletableFuture<Void> delay(Duration duration) {
-    try {
-      sleep(duration);
-      return CompletableFuture.completedFuture(null);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return CompletableFuture.failedFuture(e);
+    /**
+     * Returns a future that completes after {@code duration}; never blocks a caller for real time unless
+     * the sleeper is a fake whose {@code sleep} returns at once.
+     */
+    default CompletableFuture<Void> delay(Duration duration) {
+        try {
+            sleep(duration);
+            return CompletableFuture.completedFuture(null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return CompletableFuture.failedFuture(e);
+        }
     }
-  }
 
-  /** Returns a sleeper that uses {@link TimeUnit#sleep} and, for async calls, a JDK delayed executor. */
-  static Sleeper system() {
-    return new Sleeper() {
-      @Override
-      public void sleep(Duration duration) throws InterruptedException {
-        TimeUnit.NANOSECONDS.sleep(duration.toNanos());
-      }
+    /** Returns a sleeper that uses {@link TimeUnit#sleep} and, for async calls, a JDK delayed executor. */
+    static Sleeper system() {
+        return new Sleeper() {
+            @Override
+            public void sleep(Duration duration) throws InterruptedException {
+                TimeUnit.NANOSECONDS.sleep(duration.toNanos());
+            }
 
-      @Override
-      public CompletableFuture<Void> delay(Duration duration) {
-        return CompletableFuture.runAsync(
-            () -> {}, CompletableFuture.delayedExecutor(duration.toNanos(), TimeUnit.NANOSECONDS));
-      }
+            @Override
+            public CompletableFuture<Void> delay(Duration duration) {
+                return CompletableFuture.runAsync(
+                        () -> {}, CompletableFuture.delayedExecutor(duration.toNanos(), TimeUnit.NANOSECONDS));
+            }
 
-      @Override
-      public String toString() {
-        return "Sleeper.system()";
-      }
-    };
-  }
+            @Override
+            public String toString() {
+                return "Sleeper.system()";
+            }
+        };
+    }
 }

@@ -9,11 +9,11 @@ package dev.idem.client;
 @FunctionalInterface
 public interface Ticker {
 
-  /** Returns the current reading in nanoseconds, with an arbitrary origin. */
-  long read();
+    /** Returns the current reading in nanoseconds, with an arbitrary origin. */
+    long read();
 
-  /** Returns a ticker backed by {@link System#nanoTime()}. */
-  static Ticker system() {
-    return System::nanoTime;
-  }
+    /** Returns a ticker backed by {@link System#nanoTime()}. */
+    static Ticker system() {
+        return System::nanoTime;
+    }
 }

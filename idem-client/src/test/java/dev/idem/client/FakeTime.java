@@ -12,58 +12,58 @@ import java.util.concurrent.atomic.AtomicLong;
 /** Virtual time for tests: sleeping records the delay and advances the ticker and the clock. */
 final class FakeTime implements Ticker, Sleeper {
 
-  static final Instant EPOCH = Instant.parse("2025-01-01T00:00:00Z");
+    static final Instant EPOCH = Instant.parse("2025-01-01T00:00:00Z");
 
-  private final AtomicLong nanos = new AtomicLong();
-  private final List<Duration> sleeps = new ArrayList<>();
+    private final AtomicLong nanos = new AtomicLong();
+    private final List<Duration> sleeps = new ArrayList<>();
 
-  @Override
-  public long read() {
-    return nanos.get();
-  }
-
-  @Override
-  public synchronized void sleep(Duration duration) {
-    if (duration.isNegative()) {
-      throw new AssertionError("negative sleep " + duration);
+    @Override
+    public long read() {
+        return nanos.get();
     }
-    sleeps.add(duration);
-    advance(duration);
-  }
 
-  void advance(Duration duration) {
-    nanos.addAndGet(duration.toNanos());
-  }
+    @Override
+    public synchronized void sleep(Duration duration) {
+        if (duration.isNegative()) {
+            throw new AssertionError("negative sleep " + duration);
+        }
+        sleeps.add(duration);
+        advance(duration);
+    }
 
-  synchronized List<Duration> sleeps() {
-    return List.copyOf(sleeps);
-  }
+    void advance(Duration duration) {
+        nanos.addAndGet(duration.toNanos());
+    }
 
-  Duration elapsed() {
-    return Duration.ofNanos(nanos.get());
-  }
+    synchronized List<Duration> sleeps() {
+        return List.copyOf(sleeps);
+    }
 
-  Clock clock() {
-    return new Clock() {
-      @Override
-      public ZoneId getZone() {
-        return ZoneOffset.UTC;
-      }
+    Duration elapsed() {
+        return Duration.ofNanos(nanos.get());
+    }
 
-      @Override
-      public Clock withZone(ZoneId zone) {
-        throw new UnsupportedOperationException();
-      }
+    Clock clock() {
+        return new Clock() {
+            @Override
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
 
-      @Override
-      public Instant instant() {
-        return EPOCH.plusNanos(nanos.get());
-      }
-    };
-  }
+            @Override
+            public Clock withZone(ZoneId zone) {
+                throw new UnsupportedOperationException();
+            }
 
-  /** A policy builder wired to this virtual time. */
-  RetryPolicy.Builder policy() {
-    return RetryPolicy.builder().ticker(this).sleeper(this).clock(clock());
-  }
+            @Override
+            public Instant instant() {
+                return EPOCH.plusNanos(nanos.get());
+            }
+        };
+    }
+
+    /** A policy builder wired to this virtual time. */
+    RetryPolicy.Builder policy() {
+        return RetryPolicy.builder().ticker(this).sleeper(this).clock(clock());
+    }
 }

@@ -19,143 +19,143 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class RetryBudgetTest {
 
-  private final FakeTime time = new FakeTime();
+    private final FakeTime time = new FakeTime();
 
-  private RetryBudget.Builder budget() {
-    return RetryBudget.builder().ticker(time);
-  }
-
-  @Test
-  void settersRejectBadValuesNamingThem() {
-    RetryBudget.Builder b = RetryBudget.builder();
-    assertThatThrownBy(() -> b.ratio(-0.1)).hasMessageContaining("ratio").hasMessageContaining("-0.1");
-    assertThatThrownBy(() -> b.ratio(1.5)).hasMessageContaining("1.5");
-    assertThatThrownBy(() -> b.ratio(Double.NaN)).hasMessageContaining("NaN");
-    assertThatThrownBy(() -> b.minRetriesPerSecond(-1)).hasMessageContaining("minRetriesPerSecond");
-    assertThatThrownBy(() -> b.window(Duration.ofMillis(999))).hasMessageContaining("PT0.999S");
-    assertThatThrownBy(() -> b.ticker(null)).hasMessageContaining("ticker");
-  }
-
-  @Test
-  void buildRejectsABudgetThatCanNeverRetry() {
-    assertThatThrownBy(() -> RetryBudget.builder().ratio(0).minRetriesPerSecond(0).build())
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("maxAttempts(1)");
-  }
-
-  @Test
-  void retriesAreCappedByTheRatioOfRequests() {
-    RetryBudget b = budget().ratio(0.1).minRetriesPerSecond(0).build();
-    for (int i = 0; i < 100; i++) {
-      b.recordRequest();
+    private RetryBudget.Builder budget() {
+        return RetryBudget.builder().ticker(time);
     }
-    assertThat(b.availableRetries()).isEqualTo(10);
-    for (int i = 0; i < 10; i++) {
-      assertThat(b.tryAcquireRetry()).as("retry %d", i).isTrue();
+
+    @Test
+    void settersRejectBadValuesNamingThem() {
+        RetryBudget.Builder b = RetryBudget.builder();
+        assertThatThrownBy(() -> b.ratio(-0.1)).hasMessageContaining("ratio").hasMessageContaining("-0.1");
+        assertThatThrownBy(() -> b.ratio(1.5)).hasMessageContaining("1.5");
+        assertThatThrownBy(() -> b.ratio(Double.NaN)).hasMessageContaining("NaN");
+        assertThatThrownBy(() -> b.minRetriesPerSecond(-1)).hasMessageContaining("minRetriesPerSecond");
+        assertThatThrownBy(() -> b.window(Duration.ofMillis(999))).hasMessageContaining("PT0.999S");
+        assertThatThrownBy(() -> b.ticker(null)).hasMessageContaining("ticker");
     }
-    assertThat(b.tryAcquireRetry()).isFalse();
-    assertThat(b.availableRetries()).isZero();
-  }
 
-  @Test
-  void theFloorAllowsRetriesWithoutTraffic() {
-    RetryBudget b = budget().ratio(0).minRetriesPerSecond(2).window(Duration.ofSeconds(5)).build();
-    int granted = 0;
-    while (b.tryAcquireRetry()) {
-      granted++;
-      assertThat(granted).isLessThan(1000);
+    @Test
+    void buildRejectsABudgetThatCanNeverRetry() {
+        assertThatThrownBy(() -> RetryBudget.builder().ratio(0).minRetriesPerSecond(0).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("maxAttempts(1)");
     }
-    assertThat(granted).isEqualTo(10);
-  }
 
-  @Test
-  void oldRequestsAndRetriesLeaveTheWindow() {
-    RetryBudget b = budget().ratio(0.5).minRetriesPerSecond(0).window(Duration.ofSeconds(10)).build();
-    for (int i = 0; i < 10; i++) {
-      b.recordRequest();
+    @Test
+    void retriesAreCappedByTheRatioOfRequests() {
+        RetryBudget b = budget().ratio(0.1).minRetriesPerSecond(0).build();
+        for (int i = 0; i < 100; i++) {
+            b.recordRequest();
+        }
+        assertThat(b.availableRetries()).isEqualTo(10);
+        for (int i = 0; i < 10; i++) {
+            assertThat(b.tryAcquireRetry()).as("retry %d", i).isTrue();
+        }
+        assertThat(b.tryAcquireRetry()).isFalse();
+        assertThat(b.availableRetries()).isZero();
     }
-    for (int i = 0; i < 5; i++) {
-      assertThat(b.tryAcquireRetry()).isTrue();
+
+    @Test
+    void theFloorAllowsRetriesWithoutTraffic() {
+        RetryBudget b = budget().ratio(0).minRetriesPerSecond(2).window(Duration.ofSeconds(5)).build();
+        int granted = 0;
+        while (b.tryAcquireRetry()) {
+            granted++;
+            assertThat(granted).isLessThan(1000);
+        }
+        assertThat(granted).isEqualTo(10);
     }
-    assertThat(b.tryAcquireRetry()).isFalse();
 
-    time.advance(Duration.ofSeconds(5));
-    assertThat(b.tryAcquireRetry()).as("half a window later the old traffic still counts").isFalse();
+    @Test
+    void oldRequestsAndRetriesLeaveTheWindow() {
+        RetryBudget b = budget().ratio(0.5).minRetriesPerSecond(0).window(Duration.ofSeconds(10)).build();
+        for (int i = 0; i < 10; i++) {
+            b.recordRequest();
+        }
+        for (int i = 0; i < 5; i++) {
+            assertThat(b.tryAcquireRetry()).isTrue();
+        }
+        assertThat(b.tryAcquireRetry()).isFalse();
 
-    time.advance(Duration.ofSeconds(6));
-    assertThat(b.tryAcquireRetry()).as("requests expired with the window").isFalse();
-    b.recordRequest();
-    b.recordRequest();
-    assertThat(b.tryAcquireRetry()).as("retries expired too, new requests earn new ones").isTrue();
-    assertThat(b.tryAcquireRetry()).isFalse();
-  }
+        time.advance(Duration.ofSeconds(5));
+        assertThat(b.tryAcquireRetry()).as("half a window later the old traffic still counts").isFalse();
 
-  @Test
-  void unlimitedNeverRefuses() {
-    RetryBudget b = RetryBudget.unlimited();
-    for (int i = 0; i < 10_000; i++) {
-      assertThat(b.tryAcquireRetry()).isTrue();
+        time.advance(Duration.ofSeconds(6));
+        assertThat(b.tryAcquireRetry()).as("requests expired with the window").isFalse();
+        b.recordRequest();
+        b.recordRequest();
+        assertThat(b.tryAcquireRetry()).as("retries expired too, new requests earn new ones").isTrue();
+        assertThat(b.tryAcquireRetry()).isFalse();
     }
-  }
 
-  @Test
-  void massFailureAcrossConcurrentCallersStaysWithinTheBudget() throws Exception {
-    double ratio = 0.1;
-    int floorPerSecond = 5;
-    Duration window = Duration.ofSeconds(10);
-    RetryBudget shared =
-        budget().ratio(ratio).minRetriesPerSecond(floorPerSecond).window(window).build();
-    // The ticker never moves, so every call falls into one window and the bound is exact.
-    RetryPolicy policy =
-        RetryPolicy.builder()
-            .maxAttempts(5)
-            .ticker(time)
-            .sleeper(d -> {})
-            .random(FixedRandom.lowest())
-            .build();
-    Retrier retrier = Retrier.builder().policy(policy).budget(shared).build();
-
-    int threads = 8;
-    int callsPerThread = 250;
-    AtomicInteger attempts = new AtomicInteger();
-    CyclicBarrier start = new CyclicBarrier(threads);
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      List<Future<Integer>> results = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        results.add(
-            pool.submit(
-                () -> {
-                  start.await(10, TimeUnit.SECONDS);
-                  int failed = 0;
-                  for (int i = 0; i < callsPerThread; i++) {
-                    try {
-                      retrier.call(
-                          () -> {
-                            attempts.incrementAndGet();
-                            throw new ConnectException("down");
-                          });
-                    } catch (ConnectException expected) {
-                      failed++;
-                    }
-                  }
-                  return failed;
-                }));
-      }
-      int failedCalls = 0;
-      for (Future<Integer> f : results) {
-        failedCalls += f.get(20, TimeUnit.SECONDS);
-      }
-      int calls = threads * callsPerThread;
-      assertThat(failedCalls).isEqualTo(calls);
-      int retries = attempts.get() - calls;
-      double bound = ratio * calls + floorPerSecond * window.toSeconds();
-      assertThat((double) retries).isLessThanOrEqualTo(bound);
-      // Without a budget, 4 retries per call would be made; the floor alone grants 50.
-      assertThat(retries).isGreaterThanOrEqualTo(floorPerSecond * (int) window.toSeconds());
-    } finally {
-      pool.shutdownNow();
-      assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    @Test
+    void unlimitedNeverRefuses() {
+        RetryBudget b = RetryBudget.unlimited();
+        for (int i = 0; i < 10_000; i++) {
+            assertThat(b.tryAcquireRetry()).isTrue();
+        }
     }
-  }
+
+    @Test
+    void massFailureAcrossConcurrentCallersStaysWithinTheBudget() throws Exception {
+        double ratio = 0.1;
+        int floorPerSecond = 5;
+        Duration window = Duration.ofSeconds(10);
+        RetryBudget shared =
+                budget().ratio(ratio).minRetriesPerSecond(floorPerSecond).window(window).build();
+        // The ticker never moves, so every call falls into one window and the bound is exact.
+        RetryPolicy policy =
+                RetryPolicy.builder()
+                        .maxAttempts(5)
+                        .ticker(time)
+                        .sleeper(d -> {})
+                        .random(FixedRandom.lowest())
+                        .build();
+        Retrier retrier = Retrier.builder().policy(policy).budget(shared).build();
+
+        int threads = 8;
+        int callsPerThread = 250;
+        AtomicInteger attempts = new AtomicInteger();
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                results.add(
+                        pool.submit(
+                                () -> {
+                                    start.await(10, TimeUnit.SECONDS);
+                                    int failed = 0;
+                                    for (int i = 0; i < callsPerThread; i++) {
+                                        try {
+                                            retrier.call(
+                                                    () -> {
+                                                        attempts.incrementAndGet();
+                                                        throw new ConnectException("down");
+                                                    });
+                                        } catch (ConnectException expected) {
+                                            failed++;
+                                        }
+                                    }
+                                    return failed;
+                                }));
+            }
+            int failedCalls = 0;
+            for (Future<Integer> f : results) {
+                failedCalls += f.get(20, TimeUnit.SECONDS);
+            }
+            int calls = threads * callsPerThread;
+            assertThat(failedCalls).isEqualTo(calls);
+            int retries = attempts.get() - calls;
+            double bound = ratio * calls + floorPerSecond * window.toSeconds();
+            assertThat((double) retries).isLessThanOrEqualTo(bound);
+            // Without a budget, 4 retries per call would be made; the floor alone grants 50.
+            assertThat(retries).isGreaterThanOrEqualTo(floorPerSecond * (int) window.toSeconds());
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
 }

@@ -14,62 +14,62 @@ import javax.net.ssl.SSLSession;
 /** A hand-made response for classifier tests that need no server. */
 final class StubResponse<T> implements HttpResponse<T> {
 
-  private final int status;
-  private final HttpHeaders headers;
-  private final T body;
+    private final int status;
+    private final HttpHeaders headers;
+    private final T body;
 
-  private StubResponse(int status, HttpHeaders headers, T body) {
-    this.status = status;
-    this.headers = headers;
-    this.body = body;
-  }
-
-  /** {@code headerPairs} alternates names and values. */
-  static <T> StubResponse<T> of(int status, T body, String... headerPairs) {
-    Map<String, List<String>> map = new HashMap<>();
-    for (int i = 0; i < headerPairs.length; i += 2) {
-      map.put(headerPairs[i], List.of(headerPairs[i + 1]));
+    private StubResponse(int status, HttpHeaders headers, T body) {
+        this.status = status;
+        this.headers = headers;
+        this.body = body;
     }
-    return new StubResponse<>(status, HttpHeaders.of(map, (n, v) -> true), body);
-  }
 
-  @Override
-  public int statusCode() {
-    return status;
-  }
+    /** {@code headerPairs} alternates names and values. */
+    static <T> StubResponse<T> of(int status, T body, String... headerPairs) {
+        Map<String, List<String>> map = new HashMap<>();
+        for (int i = 0; i < headerPairs.length; i += 2) {
+            map.put(headerPairs[i], List.of(headerPairs[i + 1]));
+        }
+        return new StubResponse<>(status, HttpHeaders.of(map, (n, v) -> true), body);
+    }
 
-  @Override
-  public HttpRequest request() {
-    return HttpRequest.newBuilder(uri()).build();
-  }
+    @Override
+    public int statusCode() {
+        return status;
+    }
 
-  @Override
-  public Optional<HttpResponse<T>> previousResponse() {
-    return Optional.empty();
-  }
+    @Override
+    public HttpRequest request() {
+        return HttpRequest.newBuilder(uri()).build();
+    }
 
-  @Override
-  public HttpHeaders headers() {
-    return headers;
-  }
+    @Override
+    public Optional<HttpResponse<T>> previousResponse() {
+        return Optional.empty();
+    }
 
-  @Override
-  public T body() {
-    return body;
-  }
+    @Override
+    public HttpHeaders headers() {
+        return headers;
+    }
 
-  @Override
-  public Optional<SSLSession> sslSession() {
-    return Optional.empty();
-  }
+    @Override
+    public T body() {
+        return body;
+    }
 
-  @Override
-  public URI uri() {
-    return URI.create("http://localhost/stub");
-  }
+    @Override
+    public Optional<SSLSession> sslSession() {
+        return Optional.empty();
+    }
 
-  @Override
-  public HttpClient.Version version() {
-    return HttpClient.Version.HTTP_1_1;
-  }
+    @Override
+    public URI uri() {
+        return URI.create("http://localhost/stub");
+    }
+
+    @Override
+    public HttpClient.Version version() {
+        return HttpClient.Version.HTTP_1_1;
+    }
 }

@@ -332,6 +332,9 @@ final class Execution<T> {
     }
 
     private void emit(Type type, int attempt) {
+        if (engine.listener == IdempotencyListener.NONE) {
+            return;
+        }
         try {
             engine.listener.onEvent(new IdempotencyEvent(type, key.scope(), key.operation(), attempt,
                     Duration.ofNanos(engine.ticker.getAsLong() - started)));

@@ -13,25 +13,25 @@ import java.util.regex.Pattern;
  */
 public final class ProblemType {
 
-  /** Problem documents are small; a large body is not a problem document worth scanning. */
-  static final int MAX_SCANNED_CHARS = 8192;
+    /** Problem documents are small; a large body is not a problem document worth scanning. */
+    static final int MAX_SCANNED_CHARS = 8192;
 
-  private static final Pattern TYPE = Pattern.compile("\"type\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
+    private static final Pattern TYPE = Pattern.compile("\"type\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
 
-  private ProblemType() {}
+    private ProblemType() {}
 
-  /** Returns the problem type of a {@code String} or UTF-8 {@code byte[]} body, if it has one. */
-  public static Optional<String> of(Object body) {
-    String text;
-    if (body instanceof String s) {
-      text = s.length() > MAX_SCANNED_CHARS ? s.substring(0, MAX_SCANNED_CHARS) : s;
-    } else if (body instanceof byte[] bytes) {
-      byte[] head = bytes.length > MAX_SCANNED_CHARS ? Arrays.copyOf(bytes, MAX_SCANNED_CHARS) : bytes;
-      text = new String(head, StandardCharsets.UTF_8);
-    } else {
-      return Optional.empty();
+    /** Returns the problem type of a {@code String} or UTF-8 {@code byte[]} body, if it has one. */
+    public static Optional<String> of(Object body) {
+        String text;
+        if (body instanceof String s) {
+            text = s.length() > MAX_SCANNED_CHARS ? s.substring(0, MAX_SCANNED_CHARS) : s;
+        } else if (body instanceof byte[] bytes) {
+            byte[] head = bytes.length > MAX_SCANNED_CHARS ? Arrays.copyOf(bytes, MAX_SCANNED_CHARS) : bytes;
+            text = new String(head, StandardCharsets.UTF_8);
+        } else {
+            return Optional.empty();
+        }
+        Matcher m = TYPE.matcher(text);
+        return m.find() ? Optional.of(m.group(1).replace("\\/", "/")) : Optional.empty();
     }
-    Matcher m = TYPE.matcher(text);
-    return m.find() ? Optional.of(m.group(1).replace("\\/", "/")) : Optional.empty();
-  }
 }

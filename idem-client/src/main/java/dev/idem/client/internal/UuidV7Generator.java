@@ -14,31 +14,31 @@ import java.util.random.RandomGenerator;
  */
 public final class UuidV7Generator implements IdempotencyKeyGenerator {
 
-  private static final long RAND_A_MASK = 0xFFFL;
-  private static final long TIMESTAMP_MASK = 0xFFFF_FFFF_FFFFL;
+    private static final long RAND_A_MASK = 0xFFFL;
+    private static final long TIMESTAMP_MASK = 0xFFFF_FFFF_FFFFL;
 
-  private final Clock clock;
-  private final RandomGenerator random;
-  /** Timestamp (48 bits) and rand_a (12 bits) of the last key, or -1 before the first. */
-  private final AtomicLong last = new AtomicLong(-1);
+    private final Clock clock;
+    private final RandomGenerator random;
+    /** Timestamp (48 bits) and rand_a (12 bits) of the last key, or -1 before the first. */
+    private final AtomicLong last = new AtomicLong(-1);
 
-  public UuidV7Generator(Clock clock, RandomGenerator random) {
-    this.clock = clock;
-    this.random = random;
-  }
+    public UuidV7Generator(Clock clock, RandomGenerator random) {
+        this.clock = clock;
+        this.random = random;
+    }
 
-  @Override
-  public String newKey() {
-    return next().toString();
-  }
+    @Override
+    public String newKey() {
+        return next().toString();
+    }
 
-  /** Returns the next UUID. */
-  public UUID next() {
-    long millis = clock.millis() & TIMESTAMP_MASK;
-    long candidate = (millis << 12) | (random.nextLong() & RAND_A_MASK);
-    long prefix = last.accumulateAndGet(candidate, (prev, next) -> next > prev ? next : prev + 1);
-    long msb = ((prefix >>> 12) << 16) | 0x7000L | (prefix & RAND_A_MASK);
-    long lsb = (random.nextLong() & 0x3FFF_FFFF_FFFF_FFFFL) | 0x8000_0000_0000_0000L;
-    return new UUID(msb, lsb);
-  }
+    /** Returns the next UUID. */
+    public UUID next() {
+        long millis = clock.millis() & TIMESTAMP_MASK;
+        long candidate = (millis << 12) | (random.nextLong() & RAND_A_MASK);
+        long prefix = last.accumulateAndGet(candidate, (prev, next) -> next > prev ? next : prev + 1);
+        long msb = ((prefix >>> 12) << 16) | 0x7000L | (prefix & RAND_A_MASK);
+        long lsb = (random.nextLong() & 0x3FFF_FFFF_FFFF_FFFFL) | 0x8000_0000_0000_0000L;
+        return new UUID(msb, lsb);
+    }
 }

@@ -71,8 +71,18 @@ public final class Fingerprinter {
         }
     }
 
-    /** A fresh SHA-256 digest. */
+    private static final MessageDigest PROTOTYPE = newSha256();
+
+    /** A fresh SHA-256 digest (cloned from a prototype: a provider lookup per call is slow). */
     public static MessageDigest sha256() {
+        try {
+            return (MessageDigest) PROTOTYPE.clone();
+        } catch (CloneNotSupportedException e) {
+            return newSha256();
+        }
+    }
+
+    private static MessageDigest newSha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {

@@ -8,8 +8,6 @@ import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.idem.api.InvalidRequestException;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * Streams strict JSON into its RFC 8785 canonical form (see {@link Es6Numbers} for the
@@ -21,8 +19,6 @@ public final class JsonCanonicalizer {
     private static final JsonFactory STRICT = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
-
-    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private JsonCanonicalizer() {
     }
@@ -80,9 +76,11 @@ public final class JsonCanonicalizer {
                 writeArray(p, pointers, out);
                 break;
             case VALUE_STRING:
-                writeString(p.getText(), out);
+                writeString(p.getTextCharacters(), p.getTextOffset(), p.getTextLength(), out);
                 break;
             case VALUE_NUMBER_INT:
+                writeInteger(p, out);
+                break;
             case VALUE_NUMBER_FLOAT:
                 Es6Numbers.write(p.getText(), out);
                 break;
@@ -97,6 +95,26 @@ public final class JsonCanonicalizer {
                 break;
             default:
                 throw new InvalidRequestException("malformed request JSON: unexpected " + t);
+        }
+    }
+
+    // Jackson has already checked the integer grammar (no leading zeros, no '+'), so an
+    // integer of up to 21 digits is its own canonical form, except for minus zero; longer
+    // ones take the exponent layout.
+    private static void writeInteger(JsonParser p, ByteSink out) throws IOException {
+        char[] chars = p.getTextCharacters();
+        int off = p.getTextOffset();
+        int len = p.getTextLength();
+        if (len == 2 && chars[off] == '-' && chars[off + 1] == '0') {
+            out.write('0');
+            return;
+        }
+        if (len - (chars[off] == '-' ? 1 : 0) > 21) {
+            Es6Numbers.write(new String(chars, off, len), out);
+            return;
+        }
+        for (int i = 0; i < len; i++) {
+            out.write(chars[off + i]);
         }
     }
 
@@ -121,95 +139,89 @@ public final class JsonCanonicalizer {
         out.write(']');
     }
 
+    // Members are written in input order into the sink, remembering where each value
+    // starts and ends; then the region is copied once and re-emitted in key order. One
+    // copy per object level instead of one array per member.
     private static void writeObject(JsonParser p, PointerSet pointers, ByteSink out) throws IOException {
-        List<String> names = new ArrayList<>();
-        List<byte[]> values = new ArrayList<>();
-        ByteSink scratch = new ByteSink(64);
+        int base = out.size();
+        String[] names = new String[8];
+        int[] bounds = new int[16];
+        int count = 0;
         JsonToken t;
         while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
             String name = p.currentName();
-            checkSurrogates(name);
             JsonToken valueToken = p.nextToken();
             PointerSet child = pointers == null ? null : pointers.child(name);
             if (child != null && child.isTerminal()) {
                 p.skipChildren();
                 continue;
             }
-            scratch.reset();
-            writeValue(p, valueToken, child, scratch);
-            names.add(name);
-            values.add(scratch.toByteArray());
+            if (count == names.length) {
+                names = java.util.Arrays.copyOf(names, count * 2);
+                bounds = java.util.Arrays.copyOf(bounds, count * 4);
+            }
+            names[count] = name;
+            bounds[2 * count] = out.size();
+            writeValue(p, valueToken, child, out);
+            bounds[2 * count + 1] = out.size();
+            count++;
         }
         if (t != JsonToken.END_OBJECT) {
             throw new InvalidRequestException("malformed request JSON: unexpected " + t);
         }
-        Integer[] order = new Integer[names.size()];
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
-        }
-        // UTF-16 code unit order, as RFC 8785 section 3.2.3 requires: String.compareTo.
-        java.util.Arrays.sort(order, (a, b) -> names.get(a).compareTo(names.get(b)));
+        int[] order = sortedOrder(names, count);
+        byte[] values = java.util.Arrays.copyOfRange(out.array(), base, out.size());
+        out.truncate(base);
         out.write('{');
-        for (int i = 0; i < order.length; i++) {
+        for (int i = 0; i < count; i++) {
+            int m = order[i];
             if (i > 0) {
                 out.write(',');
             }
-            writeChecked(names.get(order[i]), out);
+            String name = names[m];
+            writeString(name.toCharArray(), 0, name.length(), out);
             out.write(':');
-            out.write(values.get(order[i]));
+            out.write(values, bounds[2 * m] - base, bounds[2 * m + 1] - bounds[2 * m]);
         }
         out.write('}');
     }
 
-    private static void writeString(String s, ByteSink out) {
-        checkSurrogates(s);
-        writeChecked(s, out);
-    }
-
-    private static void writeChecked(String s, ByteSink out) {
-        out.write('"');
-        int start = 0;
-        int n = s.length();
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c >= 0x20 && c != '"' && c != '\\') {
-                continue;
-            }
-            out.writeUtf8(s, start, i);
-            start = i + 1;
-            out.write('\\');
-            switch (c) {
-                case '"': out.write('"'); break;
-                case '\\': out.write('\\'); break;
-                case '\b': out.write('b'); break;
-                case '\f': out.write('f'); break;
-                case '\n': out.write('n'); break;
-                case '\r': out.write('r'); break;
-                case '\t': out.write('t'); break;
-                default:
-                    out.writeAscii("u00");
-                    out.write(HEX[c >> 4]);
-                    out.write(HEX[c & 0xF]);
-            }
+    // RFC 8785 section 3.2.3: UTF-16 code unit order, which is String.compareTo.
+    private static int[] sortedOrder(String[] names, int count) {
+        int[] order = new int[count];
+        for (int i = 0; i < count; i++) {
+            order[i] = i;
         }
-        out.writeUtf8(s, start, n);
-        out.write('"');
-    }
-
-    private static void checkSurrogates(String s) {
-        int n = s.length();
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c)) {
-                if (i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                    i++;
-                    continue;
+        if (count <= 16) {
+            for (int i = 1; i < count; i++) {
+                int m = order[i];
+                int j = i - 1;
+                while (j >= 0 && names[order[j]].compareTo(names[m]) > 0) {
+                    order[j + 1] = order[j];
+                    j--;
                 }
-                throw new InvalidRequestException("request JSON has a lone surrogate at index " + i + " of a string");
+                order[j + 1] = m;
             }
-            if (Character.isLowSurrogate(c)) {
-                throw new InvalidRequestException("request JSON has a lone surrogate at index " + i + " of a string");
-            }
+            return order;
         }
+        Integer[] boxed = new Integer[count];
+        for (int i = 0; i < count; i++) {
+            boxed[i] = i;
+        }
+        java.util.Arrays.sort(boxed, (a, b) -> names[a].compareTo(names[b]));
+        for (int i = 0; i < count; i++) {
+            order[i] = boxed[i];
+        }
+        return order;
     }
+
+    private static void writeString(char[] chars, int off, int len, ByteSink out) {
+        out.write('"');
+        int lone = out.writeJsonStringBody(chars, off, len);
+        if (lone >= 0) {
+            throw new InvalidRequestException("request JSON has a lone surrogate at index " + lone + " of a string");
+        }
+        out.write('"');
+    }
+
 }

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Turns the JMH JSON of benchmarks/run into results/summary.md and results/engine-raw-ratios.svg.
+
+Usage: report.py RESULTS_DIR [--readme README.md]
+
+With --readme, the text between the markers <!-- results:start --> and <!-- results:end -->
+in the README is replaced by the summary. Standard library only.
+"""
+import glob
+import json
+import math
+import os
+import re
+import sys
+
+STORES = ["MEMORY", "H2", "POSTGRES", "MARIADB", "REDIS", "DYNAMODB"]
+REMOTE = {"POSTGRES", "MARIADB", "REDIS", "DYNAMODB"}
+PATHS = ["First", "Replay", "Conflict"]
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def short(name):
+    return name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1]
+
+
+def index(runs):
+    """(Class.method, frozenset(params)) -> run."""
+    out = {}
+    for r in runs:
+        out[(short(r["benchmark"]), tuple(sorted((r.get("params") or {}).items())))] = r
+    return out
+
+
+def score(run):
+    return run["primaryMetric"]["score"]
+
+
+def err(run):
+    e = run["primaryMetric"].get("scoreError")
+    return e if isinstance(e, (int, float)) and not math.isnan(e) else float("nan")
+
+
+def alloc(run):
+    m = (run.get("secondaryMetrics") or {}).get("gc.alloc.rate.norm")
+    return m["score"] if m else float("nan")
+
+
+def fmt(x, digits=2):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    if abs(x) >= 10:
+        return f"{x:.1f}"
+    return f"{x:.{digits}f}"
+
+
+def verdict(ratio, target):
+    return "met" if ratio <= target else "**missed**"
+
+
+def fingerprint_section(ix):
+    lines = ["### Fingerprint: canonicalize + SHA-256 vs SHA-256 of the bytes vs Jackson readTree + writeValueAsBytes", "",
+             "| size | fingerprint MB/s | SHA-256 MB/s | Jackson MB/s | fingerprint / Jackson (time) | fingerprint / SHA-256 (time) | fingerprint B/op | Jackson B/op |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    target_line = None
+    for size in ["100", "1024", "10240", "102400"]:
+        p = (("size", size),)
+        fp = ix.get(("FingerprintBenchmark.fingerprint", p))
+        sha = ix.get(("FingerprintBenchmark.sha256", p))
+        jk = ix.get(("FingerprintBenchmark.jacksonRoundTrip", p))
+        if not (fp and sha and jk):
+            continue
+        mb = lambda r: score(r) * int(size) / 1e6
+        r_jk = score(jk) / score(fp)
+        r_sha = score(sha) / score(fp)
+        lines.append(f"| {int(size):,} B | {fmt(mb(fp))} | {fmt(mb(sha))} | {fmt(mb(jk))} | {r_jk:.2f}x | {r_sha:.1f}x | "
+                     f"{fmt(alloc(fp), 0)} | {fmt(alloc(jk), 0)} |")
+        if size == "1024":
+            target_line = f"Target: fingerprint of 1 KB within 2x of Jackson: measured **{r_jk:.2f}x**, {verdict(r_jk, 2.0)}."
+    if target_line:
+        lines += ["", target_line]
+    return lines
+
+
+def store_section(ix):
+    lines = ["### Engine vs raw baseline per store (average time per call, µs; ratio = engine / raw)", "",
+             "| store | first: engine | first: raw | **first ratio** | replay: engine | replay: raw | **replay ratio** | conflict: engine | conflict: raw | **conflict ratio** |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    ratios = {}
+    targets = []
+    for store in STORES:
+        p = (("backend", store),)
+        row = [store.lower()]
+        for path in PATHS:
+            e = ix.get((f"StoreBenchmark.engine{path}", p))
+            r = ix.get((f"StoreBenchmark.raw{path}", p))
+            if not (e and r):
+                row += ["n/a", "n/a", "n/a"]
+                continue
+            ratio = score(e) / score(r)
+            ratios[(store, path)] = ratio
+            row += [f"{fmt(score(e))} ± {fmt(err(e))}", f"{fmt(score(r))} ± {fmt(err(r))}", f"**{ratio:.2f}x**"]
+            if store in REMOTE and path in ("First", "Replay"):
+                targets.append(f"{store.lower()} {path.lower()} {ratio:.2f}x ({verdict(ratio, 1.10)})")
+        lines.append("| " + " | ".join(row) + " |")
+    if targets:
+        lines += ["", "Target: remote stores, engine first execution and replay within 1.10x of raw: " + "; ".join(targets) + "."]
+    return lines, ratios
+
+
+def memory_section(ix):
+    lines = []
+    rep = ix.get(("MemoryReplayBenchmark.replay", ()))
+    fpa = ix.get(("MemoryReplayBenchmark.fingerprintAlone", ()))
+    if rep and fpa:
+        ratio = score(rep) / score(fpa)
+        lines += ["### Memory store: replay of the ~200-byte request vs fingerprinting it alone", "",
+                  "| replay (ns) | fingerprint alone (ns) | ratio | replay B/op | fingerprint B/op |",
+                  "| ---: | ---: | ---: | ---: | ---: |",
+                  f"| {fmt(score(rep))} ± {fmt(err(rep))} | {fmt(score(fpa))} ± {fmt(err(fpa))} | **{ratio:.2f}x** | "
+                  f"{fmt(alloc(rep), 0)} | {fmt(alloc(fpa), 0)} |",
+                  "", f"Target: within 1.5x: measured **{ratio:.2f}x**, {verdict(ratio, 1.5)}."]
+    alloc_rows = []
+    for path in PATHS:
+        for kind in ("engine", "raw"):
+            r = ix.get((f"StoreBenchmark.{kind}{path}", (("backend", "MEMORY"),)))
+            if r:
+                alloc_rows.append(f"| memory | {kind}{path} | {fmt(alloc(r), 0)} |")
+    if alloc_rows:
+        lines += ["", "### Allocation per call, memory store (JMH -prof gc, gc.alloc.rate.norm)", "",
+                  "| store | benchmark | bytes/op |", "| --- | --- | ---: |"] + alloc_rows
+    return lines
+
+
+def contention_section(results_dir):
+    runs = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "jmh-contention-t*.json"))):
+        runs += load(path)
+    if not runs:
+        return []
+    side = {}
+    for path in glob.glob(os.path.join(results_dir, "contention-*.json")):
+        d = load(path)
+        side[(d["backend"], d["keys"], int(d["threads"]))] = d
+    lines = ["### Contention (throughput of all calls; losers = calls that met the key in progress or completed)", "",
+             "| store | keys | threads | calls/s | wins/s | losses/s | loser p50 µs | loser p99 µs |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    rows = []
+    for r in runs:
+        p = r.get("params") or {}
+        threads = int(r["threads"])
+        sec = r.get("secondaryMetrics") or {}
+        s = side.get((p.get("backend"), p.get("keys"), threads), {})
+        has_losers = s.get("losses", 0) > 0
+        rows.append(((p.get("backend"), p.get("keys"), threads),
+                     f"| {p.get('backend', '').lower()} | {p.get('keys', '').lower()} | {threads} | {fmt(score(r))} | "
+                     f"{fmt(sec.get('wins', {}).get('score', float('nan')))} | "
+                     f"{fmt(sec.get('losses', {}).get('score', float('nan')))} | "
+                     f"{fmt(s.get('loserP50Micros')) if has_losers else '-'} | "
+                     f"{fmt(s.get('loserP99Micros')) if has_losers else '-'} |"))
+    rows.sort(key=lambda t: (STORES.index(t[0][0]) if t[0][0] in STORES else 99, t[0][1] or "", t[0][2]))
+    return lines + [row for _, row in rows]
+
+
+def svg_chart(ratios, path):
+    """Grouped bars (first, replay, conflict) of engine/raw per store, linear scale.
+
+    The axis fits the stores that make network trips; a bar beyond it (the in-memory store,
+    whose raw baseline is one hash-map update) is clipped and labelled with its value.
+    """
+    stores = [s for s in STORES if any((s, p) in ratios for p in PATHS)]
+    if not stores:
+        return
+    width, height = 900, 440
+    left, right, top, bottom = 70, 20, 60, 70
+    plot_w, plot_h = width - left - right, height - top - bottom
+    scaled = [v for (s, _), v in ratios.items() if s != "MEMORY"] or list(ratios.values())
+    hi = max(2.0, math.ceil(max(scaled) * 1.25 * 2) / 2)
+
+    def y(v):
+        return top + plot_h * (1 - min(v, hi) / hi)
+
+    colors = {"First": "#4e79a7", "Replay": "#59a14f", "Conflict": "#f28e2b"}
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+           'font-family="sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{width / 2}" y="22" text-anchor="middle" font-size="15">idem engine time / raw baseline time, '
+           'per store (lower is better; 1.0 = no overhead)</text>',
+           f'<text x="{width / 2}" y="40" text-anchor="middle" font-size="11" fill="#555">bars beyond the axis are '
+           'clipped and labelled; the memory baseline is a single ConcurrentHashMap update</text>']
+    step = 0.5 if hi <= 4 else 1.0 if hi <= 8 else 2.0
+    t = 0.0
+    while t <= hi + 1e-9:
+        yy = y(t)
+        out.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{width - right}" y2="{yy:.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{t:g}x</text>')
+        t += step
+    for mark, col, label in ((1.0, "#333", "1.00x"), (1.1, "#d62728", "1.10x target (remote stores)")):
+        yy = y(mark)
+        out.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{width - right}" y2="{yy:.1f}" stroke="{col}" '
+                   'stroke-dasharray="6,4"/>')
+        if mark == 1.1:
+            out.append(f'<text x="{width - right - 4}" y="{yy - 4:.1f}" text-anchor="end" fill="{col}">{label}</text>')
+    group_w = plot_w / len(stores)
+    bar_w = group_w / 4.5
+    for i, s in enumerate(stores):
+        gx = left + i * group_w + (group_w - 3 * bar_w) / 2
+        for j, p in enumerate(PATHS):
+            v = ratios.get((s, p))
+            if v is None:
+                continue
+            x = gx + j * bar_w
+            yy = y(v)
+            base = y(0)
+            clipped = v > hi
+            opacity = ' fill-opacity="0.55"' if clipped else ""
+            out.append(f'<rect x="{x:.1f}" y="{yy:.1f}" width="{bar_w - 2:.1f}" height="{max(0.5, base - yy):.1f}" '
+                       f'fill="{colors[p]}"{opacity}>'
+                       f'<title>{s.lower()} {p.lower()}: {v:.2f}x</title></rect>')
+            label = f"{v:.0f}x&#8593;" if clipped else f"{v:.2f}"
+            ly = yy + 14 if clipped else yy - 3
+            out.append(f'<text x="{x + bar_w / 2 - 1:.1f}" y="{ly:.1f}" text-anchor="middle" font-size="10">{label}</text>')
+        out.append(f'<text x="{left + i * group_w + group_w / 2:.1f}" y="{height - bottom + 18}" '
+                   f'text-anchor="middle">{s.lower()}</text>')
+    out.append(f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - right}" y2="{y(0):.1f}" stroke="black"/>')
+    lx = left
+    for p in PATHS:
+        out.append(f'<rect x="{lx}" y="{height - 26}" width="12" height="12" fill="{colors[p]}"/>')
+        out.append(f'<text x="{lx + 16}" y="{height - 16}">{p.lower()}</text>')
+        lx += 110
+    out.append("</svg>")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    results = argv[1]
+    readme = argv[argv.index("--readme") + 1] if "--readme" in argv else None
+    main_json = os.path.join(results, "jmh-main.json")
+    ix = index(load(main_json)) if os.path.exists(main_json) else {}
+
+    parts = []
+    machine = os.path.join(results, "machine.txt")
+    if os.path.exists(machine):
+        with open(machine, encoding="utf-8") as f:
+            parts += ["Machine and run:", "", "```", f.read().strip(), "```", ""]
+    store_lines, ratios = store_section(ix)
+    parts += store_lines + ["", "![engine/raw ratios](results/engine-raw-ratios.svg)", ""]
+    parts += fingerprint_section(ix) + [""]
+    parts += memory_section(ix) + [""]
+    parts += contention_section(results) + [""]
+    trips = os.path.join(results, "round-trips.md")
+    if os.path.exists(trips):
+        with open(trips, encoding="utf-8") as f:
+            parts += ["### Round trips per call (counted, not timed)", "", f.read().strip(), ""]
+    summary = "\n".join(parts).rstrip() + "\n"
+    with open(os.path.join(results, "summary.md"), "w", encoding="utf-8") as f:
+        f.write(summary.replace("](results/", "]("))
+    svg_chart(ratios, os.path.join(results, "engine-raw-ratios.svg"))
+
+    if readme and os.path.exists(readme):
+        with open(readme, encoding="utf-8") as f:
+            text = f.read()
+        pattern = re.compile(r"(<!-- results:start -->\n).*?(<!-- results:end -->)", re.S)
+        if pattern.search(text):
+            text = pattern.sub(lambda m: m.group(1) + summary + m.group(2), text)
+            with open(readme, "w", encoding="utf-8") as f:
+                f.write(text)
+    print(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

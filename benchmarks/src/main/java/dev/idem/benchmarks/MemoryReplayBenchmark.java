@@ -1,0 +1,62 @@
+package dev.idem.benchmarks;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.api.IdempotencyKey;
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.Result;
+import dev.idem.engine.Work;
+import dev.idem.engine.internal.Fingerprinter;
+import dev.idem.engine.internal.PointerSet;
+import dev.idem.store.memory.MemoryIdempotencyStore;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The floor of a replay: the engine replaying a completed ~200-byte request from the
+ * in-memory store, against fingerprinting the same request alone (which every replay must
+ * do). The target is replay within 1.5x of the fingerprint.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class MemoryReplayBenchmark {
+    private static final Work<Receipt> WORK = ctx -> Receipt.OK;
+
+    private IdempotencyEngine engine;
+    private Fingerprinter fingerprinter;
+    private IdempotencyKey key;
+
+    /** Completes the key once, so every measured call is a replay. */
+    @Setup
+    public void setUp() {
+        engine = IdempotencyEngine.builder().store(MemoryIdempotencyStore.create())
+                .lease(StoreBenchmark.LEASE).ttl(StoreBenchmark.TTL).build();
+        fingerprinter = new Fingerprinter(new ObjectMapper(), 1024 * 1024, PointerSet.EMPTY);
+        key = IdempotencyKey.of("bench", StoreBenchmark.OPERATION, "replay");
+        engine.execute(key, Documents.PAYMENT, Receipt.class, WORK);
+    }
+
+    /** A full replay through the engine. */
+    @Benchmark
+    public Result<Receipt> replay() {
+        return engine.execute(key, Documents.PAYMENT, Receipt.class, WORK);
+    }
+
+    /** The fingerprint of the same request, nothing else. */
+    @Benchmark
+    public byte[] fingerprintAlone() {
+        return fingerprinter.fingerprint(StoreBenchmark.OPERATION, Documents.PAYMENT, PointerSet.EMPTY);
+    }
+}

@@ -1,0 +1,129 @@
+package dev.idem.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.api.RequestInProgressException;
+import dev.idem.engine.Result;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Keeps the benchmarks from rotting: every benchmark's setup and one invocation of each
+ * method on the cheap backends (the embedded PostgreSQL and MariaDB are left to
+ * {@code benchmarks/run}), checked for the outcome the benchmark claims to measure, plus
+ * one real JMH run of one iteration.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class BenchmarkSmokeTest {
+
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = {"MEMORY", "H2", "REDIS", "DYNAMODB"})
+    void everyStoreBenchmarkMeasuresWhatItSays(Backend backend) throws Exception {
+        StoreBenchmark b = new StoreBenchmark();
+        b.backend = backend;
+        b.setUp();
+        try {
+            Result<Receipt> first = b.engineFirst();
+            assertThat(first.replayed()).isFalse();
+            assertThat(first.stored()).isTrue();
+            assertThat(first.value()).isEqualTo(Receipt.OK);
+            assertThat(b.rawFirst()).isTrue();
+
+            Result<Receipt> replay = b.engineReplay();
+            assertThat(replay.replayed()).isTrue();
+            assertThat(replay.value()).isEqualTo(Receipt.OK);
+            assertThat(b.rawReplay()).isNotNull();
+
+            assertThat(b.engineConflict()).isInstanceOf(RequestInProgressException.class);
+            assertThat(b.rawConflict()).isNotNull();
+        } finally {
+            b.tearDown();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {100, 1024, 10240, 102400})
+    void fingerprintBenchmarksHashTheDocumentOfTheStatedSize(int size) throws Exception {
+        FingerprintBenchmark b = new FingerprintBenchmark();
+        b.size = size;
+        b.setUp();
+        assertThat(b.documentBytes()).isEqualTo(size);
+        assertThat(b.fingerprint()).hasSize(32);
+        assertThat(b.sha256()).hasSize(32).isNotEqualTo(b.fingerprint());
+        ObjectMapper mapper = new ObjectMapper();
+        String document = Documents.ofSize(size);
+        assertThat(mapper.readTree(b.jacksonRoundTrip())).isEqualTo(mapper.readTree(document));
+    }
+
+    @Test
+    void theStoreRequestIsAboutTwoHundredBytes() {
+        assertThat(Documents.PAYMENT.getBytes(StandardCharsets.UTF_8).length).isBetween(180, 230);
+    }
+
+    @Test
+    void memoryReplayBenchmarkReplays() {
+        MemoryReplayBenchmark b = new MemoryReplayBenchmark();
+        b.setUp();
+        Result<Receipt> r = b.replay();
+        assertThat(r.replayed()).isTrue();
+        assertThat(r.value()).isEqualTo(Receipt.OK);
+        assertThat(b.fingerprintAlone()).hasSize(32);
+    }
+
+    @Test
+    void oneIterationOfAContentionBenchmarkRunsUnderJmhAndReportsTheLosers(@TempDir Path dir) throws Exception {
+        String before = System.getProperty(ContentionBenchmark.RESULTS_PROPERTY);
+        System.setProperty(ContentionBenchmark.RESULTS_PROPERTY, dir.toString());
+        try {
+            Options options = new OptionsBuilder()
+                    .include(ContentionBenchmark.class.getName() + ".execute$")
+                    .param("backend", "MEMORY")
+                    .param("keys", "ONE")
+                    .threads(2)
+                    .forks(0)
+                    .warmupIterations(0)
+                    .measurementIterations(1)
+                    .measurementTime(TimeValue.milliseconds(300))
+                    .shouldFailOnError(true)
+                    .build();
+            Collection<RunResult> results = new Runner(options).run();
+            assertThat(results).hasSize(1);
+            RunResult result = results.iterator().next();
+            assertThat(result.getPrimaryResult().getScore()).isPositive();
+            assertThat(result.getSecondaryResults()).containsKeys("wins", "losses");
+            double wins = result.getSecondaryResults().get("wins").getScore();
+            double losses = result.getSecondaryResults().get("losses").getScore();
+            assertThat(wins).isPositive();
+            // Counted in the measured window only, so they add up to the primary rate.
+            assertThat(wins + losses).isCloseTo(result.getPrimaryResult().getScore(),
+                    org.assertj.core.data.Percentage.withPercentage(5));
+
+            Path file = dir.resolve("contention-memory-one-t2.json");
+            assertThat(file).exists();
+            var report = new ObjectMapper().readTree(Files.readString(file));
+            assertThat(report.get("threads").asInt()).isEqualTo(2);
+            assertThat(report.get("wins").asLong()).isPositive();
+        } finally {
+            if (before == null) {
+                System.clearProperty(ContentionBenchmark.RESULTS_PROPERTY);
+            } else {
+                System.setProperty(ContentionBenchmark.RESULTS_PROPERTY, before);
+            }
+        }
+    }
+}
