@@ -297,7 +297,11 @@ public final class IdempotencyEngine {
             return this;
         }
 
-        /** Enables a process-local cache of up to {@code maxEntries} completed records (off by default). */
+        /**
+         * Enables a process-local cache of up to {@code maxEntries} completed records (off by
+         * default). Entries expire by this engine's clock against the record's expiry, which a
+         * server-clock store set by its own clock: keep node clocks within a small fraction of the TTL.
+         */
         public Builder nearCache(int maxEntries) {
             once("nearCache");
             if (maxEntries < 1) {
