@@ -83,8 +83,9 @@ final class Execution<T> {
         this.lease = options.lease() != null ? options.lease() : engine.lease;
         this.ttl = options.ttl() != null ? options.ttl() : engine.ttl;
         this.policy = options.inProgress() != null ? options.inProgress() : engine.inProgress;
-        this.started = engine.ticker.getAsLong();
-        if (lease.compareTo(ttl) >= 0) {
+        this.started = engine.listener == IdempotencyListener.NONE ? 0 : engine.ticker.getAsLong();
+        // The engine's own pair was checked at build time; only overrides need checking here.
+        if ((options.lease() != null || options.ttl() != null) && lease.compareTo(ttl) >= 0) {
             throw new IllegalArgumentException("lease (" + lease + ") must be shorter than ttl (" + ttl + ")");
         }
     }
@@ -172,8 +173,9 @@ final class Execution<T> {
         long token = mine.fencingToken();
         int attempt = mine.attempt();
         Context ctx = new Context(mine);
-        byte[][] encoded = new byte[1][];
-        AtomicWork.Completion completion = new AtomicWork.Completion() {
+        // Only work that completes itself needs the encoder; plain work allocates nothing here.
+        byte[][] encoded = runner.completesItself() ? new byte[1][] : null;
+        AtomicWork.Completion completion = encoded == null ? null : new AtomicWork.Completion() {
             @Override
             public byte[] encode(Object value) {
                 encoded[0] = engine.codec.encodeSuccess(value);
@@ -209,36 +211,20 @@ final class Execution<T> {
             releaseAfter(e, token, attempt);
             throw e;
         }
-        int limit = engine.store.capabilities().maxOutcomeBytes();
-        if (outcome.length > limit) {
-            LOG.log(Level.WARNING, "outcome of {0} is {1} bytes, over the store''s limit of {2}; "
-                    + "it is returned but not stored, and the key is released", key, outcome.length, limit);
-            releaseQuietly(token);
-            emit(Type.OUTCOME_NOT_STORED, attempt);
-            return new Result<>(value, false, false, attempt);
+        if (outcome.length > engine.maxOutcomeBytes) {
+            return notStored(value, token, attempt, true, "it is " + outcome.length
+                    + " bytes, over the store's limit of " + engine.maxOutcomeBytes);
         }
         boolean completed;
         try {
             completed = completeWithRetries(token, outcome);
         } catch (StoreUnavailableException e) {
-            if (e.retryable()) {
-                // Keep the claim: the lease holds duplicates off while the store recovers.
-                LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored; retries may "
-                        + "run it again once the lease lapses", key);
-            } else {
-                // The store will never take this outcome (e.g. an item-size limit): free the key now.
-                LOG.log(Level.WARNING, "the store refused the outcome of {0} for good; it is returned but not "
-                        + "stored, and the key is released", key);
-                releaseQuietly(token);
-            }
-            emit(Type.OUTCOME_NOT_STORED, attempt);
-            return new Result<>(value, false, false, attempt);
+            // A retryable failure keeps the claim, so the lease holds duplicates off while the
+            // store recovers; a final one (e.g. an item-size limit) frees the key now.
+            return notStored(value, token, attempt, !e.retryable(), e.getMessage());
         } catch (IllegalArgumentException e) {
-            LOG.log(Level.WARNING, "the store rejected the outcome of {0}: {1}; it is returned but not stored, "
-                    + "and the key is released", key, e.getMessage());
-            releaseQuietly(token);
-            emit(Type.OUTCOME_NOT_STORED, attempt);
-            return new Result<>(value, false, false, attempt);
+            // The store's own size check disagreed with its declared limit.
+            return notStored(value, token, attempt, true, e.getMessage());
         }
         if (!completed) {
             emit(Type.LEASE_LOST, attempt);
@@ -247,6 +233,17 @@ final class Execution<T> {
         emit(Type.FIRST_EXECUTION, attempt);
         cacheCompleted(fingerprint, outcome, attempt);
         return new Result<>(value, false, true, attempt);
+    }
+
+    /** The work ran but its outcome cannot be stored: hand the value back, and say so. */
+    private Result<T> notStored(T value, long token, int attempt, boolean release, String why) {
+        LOG.log(Level.WARNING, "the outcome of {0} is returned but not stored ({1}); {2}", key, why,
+                release ? "the key is released" : "retries may run the work again once the lease lapses");
+        if (release) {
+            releaseQuietly(token);
+        }
+        emit(Type.OUTCOME_NOT_STORED, attempt);
+        return new Result<>(value, false, false, attempt);
     }
 
     private RuntimeException failed(Exception e, long token, int attempt) {

@@ -74,6 +74,7 @@ public final class IdempotencyEngine {
     final IdempotencyListener listener;
     final NearCache nearCache;
     final int completeAttempts;
+    final int maxOutcomeBytes;
 
     private IdempotencyEngine(Builder b) {
         this.clock = b.clock;
@@ -94,6 +95,8 @@ public final class IdempotencyEngine {
         this.listener = b.listener;
         this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize) : null;
         this.completeAttempts = b.completeAttempts;
+        // Read once: capabilities are fixed for a store's life, and some stores build them per call.
+        this.maxOutcomeBytes = store.capabilities().maxOutcomeBytes();
     }
 
     /** A builder with the defaults: 30 s lease, 24 h TTL, fail-fast duplicates, all failures transient. */

@@ -391,6 +391,8 @@ class IdempotencyEngineTest {
     @Test
     void anOutcomeOverTheStoreLimitIsReturnedAndTheKeyReleased() {
         store.maxOutcomeBytes = 10;
+        // The engine reads the store's capabilities once, at build time.
+        IdempotencyEngine engine = builder().build();
         Result<String> r = engine.execute(key("huge"), "{}", String.class, ctx -> "x".repeat(100));
         assertThat(r.value()).hasSize(100);
         assertThat(r.stored()).isFalse();

@@ -32,6 +32,10 @@ public interface IdempotencyStore extends AutoCloseable {
      * the same way with attempt + 1 and return TAKEN_OVER; else return EXISTING with the
      * record unchanged (state, fingerprint, outcome).
      *
+     * <p>A store whose client retries requests on its own may find the record IN_PROGRESS with
+     * the caller's own token (its first attempt landed, the reply was lost); it may then report
+     * the claim as won, since tokens are unique per claim. The engine never reuses a token.
+     *
      * @param fencingToken a fresh token chosen by the caller (unique per claim)
      */
     ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease, Duration ttl);
@@ -71,7 +75,7 @@ public interface IdempotencyStore extends AutoCloseable {
      */
     int purgeExpired(int limit);
 
-    /** What this store can do. */
+    /** What this store can do; fixed for the store's life (the engine reads it once). */
     StoreCapabilities capabilities();
 
     /** Releases resources the store created itself; never closes clients the user passed in. */

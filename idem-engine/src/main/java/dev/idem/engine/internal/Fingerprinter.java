@@ -30,18 +30,20 @@ public final class Fingerprinter {
     /** The fingerprint of {@code request} for {@code operation}, with extra exclusions for this call. */
     public byte[] fingerprint(String operation, Object request, PointerSet extraExcluded) {
         PointerSet pointers = excluded.plus(extraExcluded);
-        byte kind;
-        byte[] payload;
+        MessageDigest sha = sha256();
+        sha.update(DOMAIN);
+        sha.update(operation.getBytes(StandardCharsets.UTF_8));
+        sha.update((byte) 0);
         if (request instanceof byte[]) {
             byte[] raw = (byte[]) request;
             checkSize(raw.length);
-            kind = 'B';
-            payload = raw;
+            sha.update((byte) 'B');
+            sha.update(raw);
         } else if (request instanceof String) {
             String text = (String) request;
             checkSize(text.length());
-            kind = 'J';
-            payload = JsonCanonicalizer.canonicalize(text, pointers);
+            sha.update((byte) 'J');
+            JsonCanonicalizer.digest(text, pointers, sha);
         } else {
             byte[] json;
             try {
@@ -52,15 +54,9 @@ public final class Fingerprinter {
                                 + e.getOriginalMessage(), false, e);
             }
             checkSize(json.length);
-            kind = 'J';
-            payload = JsonCanonicalizer.canonicalize(json, pointers);
+            sha.update((byte) 'J');
+            JsonCanonicalizer.digest(json, pointers, sha);
         }
-        MessageDigest sha = sha256();
-        sha.update(DOMAIN);
-        sha.update(operation.getBytes(StandardCharsets.UTF_8));
-        sha.update((byte) 0);
-        sha.update(kind);
-        sha.update(payload);
         return sha.digest();
     }
 

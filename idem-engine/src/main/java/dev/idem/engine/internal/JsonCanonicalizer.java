@@ -25,24 +25,44 @@ public final class JsonCanonicalizer {
 
     /** Canonicalizes UTF-8 JSON. */
     public static byte[] canonicalize(byte[] json, PointerSet excluded) {
+        return canonicalizeInto(json, excluded).toByteArray();
+    }
+
+    /** Canonicalizes JSON text. */
+    public static byte[] canonicalize(String json, PointerSet excluded) {
+        return canonicalizeInto(json, excluded).toByteArray();
+    }
+
+    /** Canonicalizes UTF-8 JSON straight into {@code digest}, without copying the result out. */
+    static void digest(byte[] json, PointerSet excluded, java.security.MessageDigest digest) {
+        ByteSink out = canonicalizeInto(json, excluded);
+        digest.update(out.array(), 0, out.size());
+    }
+
+    /** Canonicalizes JSON text straight into {@code digest}. */
+    static void digest(String json, PointerSet excluded, java.security.MessageDigest digest) {
+        ByteSink out = canonicalizeInto(json, excluded);
+        digest.update(out.array(), 0, out.size());
+    }
+
+    private static ByteSink canonicalizeInto(byte[] json, PointerSet excluded) {
         ByteSink out = new ByteSink(json.length);
         try (JsonParser p = STRICT.createParser(json)) {
             write(p, excluded, out);
         } catch (IOException e) {
             throw invalid(e);
         }
-        return out.toByteArray();
+        return out;
     }
 
-    /** Canonicalizes JSON text. */
-    public static byte[] canonicalize(String json, PointerSet excluded) {
+    private static ByteSink canonicalizeInto(String json, PointerSet excluded) {
         ByteSink out = new ByteSink(json.length());
         try (JsonParser p = STRICT.createParser(json)) {
             write(p, excluded, out);
         } catch (IOException e) {
             throw invalid(e);
         }
-        return out.toByteArray();
+        return out;
     }
 
     private static InvalidRequestException invalid(IOException e) {

@@ -31,11 +31,7 @@ public final class OutcomeCodec {
     /** Encodes a success value. */
     public byte[] encodeSuccess(Object value) {
         try {
-            byte[] json = mapper.writeValueAsBytes(value);
-            byte[] out = new byte[json.length + 1];
-            out[0] = SUCCESS;
-            System.arraycopy(json, 0, out, 1, json.length);
-            return out;
+            return withKind(SUCCESS, mapper.writeValueAsBytes(value));
         } catch (IOException e) {
             throw new IdempotencyException("the work's result of type "
                     + (value == null ? "null" : value.getClass().getName()) + " cannot be written as JSON", e);
@@ -48,14 +44,17 @@ public final class OutcomeCodec {
         node.put("code", code);
         node.put("message", message);
         try {
-            byte[] json = mapper.writeValueAsBytes(node);
-            byte[] out = new byte[json.length + 1];
-            out[0] = FAILURE;
-            System.arraycopy(json, 0, out, 1, json.length);
-            return out;
+            return withKind(FAILURE, mapper.writeValueAsBytes(node));
         } catch (IOException e) {
             throw new IllegalStateException("cannot happen: writing a two-string object", e);
         }
+    }
+
+    private static byte[] withKind(byte kind, byte[] json) {
+        byte[] out = new byte[json.length + 1];
+        out[0] = kind;
+        System.arraycopy(json, 0, out, 1, json.length);
+        return out;
     }
 
     /** Whether the stored outcome is a final failure. */

@@ -107,7 +107,7 @@ public final class Processor {
             key = IdempotencyKey.of(fit(principal.get()), fit(method + " " + route.get()), token);
             material = fingerprintMaterial(request, body);
         } catch (InvalidIdempotencyKeyException e) {
-            problem(ex, Problem.of(400, "invalid-key", "Invalid Idempotency-Key", e.getMessage()));
+            problem(ex, Problem.of(e.httpStatus(), "invalid-key", "Invalid Idempotency-Key", e.getMessage()));
             return;
         } catch (InvalidRequestException e) {
             problem(ex, invalidRequest(e));
@@ -165,26 +165,26 @@ public final class Processor {
 
     /** The problem for an engine failure, or null if it is not one this contract answers. */
     private StoredResponse problemFor(Exception e) {
-        if (e instanceof KeyReusedException) {
-            return Problem.of(422, "key-reused", "Idempotency-Key reused",
+        if (e instanceof KeyReusedException r) {
+            return Problem.of(r.httpStatus(), "key-reused", "Idempotency-Key reused",
                     "this Idempotency-Key was already used with a different request");
         }
         if (e instanceof RequestInProgressException r) {
-            return Problem.of(409, "request-in-progress", "Request in progress",
+            return Problem.of(r.httpStatus(), "request-in-progress", "Request in progress",
                     "a request with this Idempotency-Key is still being processed; retry later", r.retryAfter(),
                     Map.of());
         }
-        if (e instanceof LeaseLostException) {
+        if (e instanceof LeaseLostException r) {
             // The handler outlived its lease and a retry took over: that retry's outcome stands.
-            return Problem.of(409, "request-in-progress", "Request taken over",
+            return Problem.of(r.httpStatus(), "request-in-progress", "Request taken over",
                     "this attempt outlived its lease and another attempt took over; retry to get its outcome",
                     Duration.ofSeconds(1), Map.of());
         }
         if (e instanceof ReplayedFailureException r) {
-            return Problem.of(422, "replayed-failure", "Request failed", r.detail(), null, Map.of("code", r.code()));
+            return Problem.of(r.httpStatus(), "replayed-failure", "Request failed", r.detail(), null, Map.of("code", r.code()));
         }
-        if (e instanceof StoreUnavailableException) {
-            return Problem.of(503, "store-unavailable", "Service unavailable",
+        if (e instanceof StoreUnavailableException r) {
+            return Problem.of(r.httpStatus(), "store-unavailable", "Service unavailable",
                     "the idempotency store is unavailable; retry later", config.storeRetryAfter(), Map.of());
         }
         if (e instanceof InvalidRequestException r) {
@@ -198,8 +198,8 @@ public final class Processor {
 
     private static StoredResponse invalidRequest(InvalidRequestException e) {
         return e.tooLarge()
-                ? Problem.of(413, "request-too-large", "Request too large", e.getMessage())
-                : Problem.of(400, "invalid-request", "Malformed request body", e.getMessage());
+                ? Problem.of(e.httpStatus(), "request-too-large", "Request too large", e.getMessage())
+                : Problem.of(e.httpStatus(), "invalid-request", "Malformed request body", e.getMessage());
     }
 
     private static void problem(Exchange ex, StoredResponse problem) throws IOException {

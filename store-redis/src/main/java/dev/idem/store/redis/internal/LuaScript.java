@@ -36,11 +36,21 @@ public final class LuaScript {
         this.sha = sha1Hex(source).getBytes(StandardCharsets.US_ASCII);
     }
 
+    // Every script is sent with the shared helpers of common.lua in front of it.
     private static LuaScript load(String name) {
-        String resource = name + ".lua";
+        byte[] common = read("common.lua");
+        byte[] own = read(name + ".lua");
+        byte[] source = new byte[common.length + 1 + own.length];
+        System.arraycopy(common, 0, source, 0, common.length);
+        source[common.length] = '\n';
+        System.arraycopy(own, 0, source, common.length + 1, own.length);
+        return new LuaScript(name, source);
+    }
+
+    private static byte[] read(String resource) {
         try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
             Objects.requireNonNull(in, () -> "missing script resource " + resource);
-            return new LuaScript(name, in.readAllBytes());
+            return in.readAllBytes();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read script resource " + resource, e);
         }

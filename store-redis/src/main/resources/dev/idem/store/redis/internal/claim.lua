@@ -4,13 +4,12 @@
 local key = KEYS[1]
 local fp, token = ARGV[1], ARGV[2]
 local lease, ttl = tonumber(ARGV[3]), tonumber(ARGV[4])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = server_now()
 local r = redis.call('HMGET', key, 's', 'f', 't', 'a', 'l', 'e', 'o', 'c')
 local s, expires_at = r[1], tonumber(r[6])
 if s and (expires_at == nil or not r[3] or not r[2] or tonumber(r[4]) == nil
     or (s ~= 'I' and s ~= 'C' and s ~= 'R') or (s == 'I' and tonumber(r[5]) == nil)) then
-  return redis.error_reply('IDEMCORRUPT not an idem record (fields missing or malformed)')
+  return redis.error_reply(CORRUPT)
 end
 local live = s and expires_at > now
 

@@ -1,15 +1,14 @@
 -- find: KEYS[1] = record. Reply: {now} when absent or expired, else
 -- {now, state, fingerprint, token, attempt, leaseUntil, expiresAt, outcome}.
 local key = KEYS[1]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = server_now()
 local r = redis.call('HMGET', key, 's', 'f', 't', 'a', 'l', 'e', 'o')
 local s, expires_at = r[1], tonumber(r[6])
 if not s then
   return {now}
 end
 if expires_at == nil then
-  return redis.error_reply('IDEMCORRUPT not an idem record (fields missing or malformed)')
+  return redis.error_reply(CORRUPT)
 end
 -- Redis drops a key only after its expiry instant; the contract says "at" already counts.
 if expires_at <= now then
