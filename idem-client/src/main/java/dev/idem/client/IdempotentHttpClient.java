@@ -1,5 +1,6 @@
 package dev.idem.client;
 
+import dev.idem.api.time.Sleeper;
 import dev.idem.client.internal.RetryAfterParser;
 import dev.idem.client.internal.RetrySession;
 import dev.idem.client.internal.TransientFailures;

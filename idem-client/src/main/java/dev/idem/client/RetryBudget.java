@@ -1,5 +1,6 @@
 package dev.idem.client;
 
+import dev.idem.api.time.Ticker;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,5 +1,7 @@
 package dev.idem.client;
 
+import dev.idem.api.time.Sleeper;
+import dev.idem.api.time.Ticker;
 import dev.idem.client.internal.BackoffMath;
 import java.time.Clock;
 import java.time.Duration;

@@ -5,6 +5,7 @@ import static dev.idem.client.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.api.time.Sleeper;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;

@@ -3,6 +3,7 @@ package dev.idem.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.api.time.Sleeper;
 import dev.idem.client.internal.RetrySession;
 import java.io.IOException;
 import java.net.ConnectException;

@@ -83,7 +83,7 @@ final class Execution<T> {
         this.lease = options.lease() != null ? options.lease() : engine.lease;
         this.ttl = options.ttl() != null ? options.ttl() : engine.ttl;
         this.policy = options.inProgress() != null ? options.inProgress() : engine.inProgress;
-        this.started = engine.listener == IdempotencyListener.NONE ? 0 : engine.ticker.getAsLong();
+        this.started = engine.listener == IdempotencyListener.NONE ? 0 : engine.ticker.read();
         // The engine's own pair was checked at build time; only overrides need checking here.
         if ((options.lease() != null || options.ttl() != null) && lease.compareTo(ttl) >= 0) {
             throw new IllegalArgumentException("lease (" + lease + ") must be shorter than ttl (" + ttl + ")");
@@ -334,7 +334,7 @@ final class Execution<T> {
         }
         try {
             engine.listener.onEvent(new IdempotencyEvent(type, key.scope(), key.operation(), attempt,
-                    Duration.ofNanos(engine.ticker.getAsLong() - started)));
+                    Duration.ofNanos(engine.ticker.read() - started)));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "idempotency listener threw on " + type, e);
         }

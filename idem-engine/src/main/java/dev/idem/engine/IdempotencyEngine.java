@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.time.Sleeper;
+import dev.idem.api.time.Ticker;
 import dev.idem.engine.internal.Fingerprinter;
 import dev.idem.engine.internal.NearCache;
 import dev.idem.engine.internal.OutcomeCodec;
@@ -19,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 
 /**
@@ -62,7 +63,7 @@ public final class IdempotencyEngine {
     final OutcomeCodec codec;
     final Fingerprinter fingerprinter;
     final Clock clock;
-    final LongSupplier ticker;
+    final Ticker ticker;
     final RandomGenerator random;
     final long tokenSalt;
     final Sleeper sleeper;
@@ -190,9 +191,9 @@ public final class IdempotencyEngine {
         private IdempotencyStore store;
         private ObjectMapper mapper;
         private Clock clock = Clock.systemUTC();
-        private LongSupplier ticker = System::nanoTime;
+        private Ticker ticker = Ticker.system();
         private RandomGenerator random = () -> ThreadLocalRandom.current().nextLong();
-        private Sleeper sleeper = Sleeper.SYSTEM;
+        private Sleeper sleeper = Sleeper.system();
         private Duration lease = Duration.ofSeconds(30);
         private Duration ttl = Duration.ofHours(24);
         private InProgressPolicy inProgress = InProgressPolicy.failFast();
@@ -237,8 +238,8 @@ public final class IdempotencyEngine {
             return this;
         }
 
-        /** A nanosecond ticker for event durations (default {@link System#nanoTime}). */
-        public Builder ticker(LongSupplier ticker) {
+        /** A nanosecond ticker for event durations (default {@link Ticker#system()}). */
+        public Builder ticker(Ticker ticker) {
             once("ticker");
             this.ticker = Objects.requireNonNull(ticker, "ticker");
             return this;

@@ -42,7 +42,7 @@ public interface IdempotencyStore extends AutoCloseable {
 
     /**
      * Stores the outcome and flips the record to COMPLETED with {@code expiresAt = now + ttl},
-     * if the caller's token is current. Repeating a successful complete with the same token
+     * dropping the journal, if the caller's token is current. Repeating a successful complete with the same token
      * returns true again (so an ambiguous network failure can be retried).
      *
      * @return false if the token is not current (the lease was lost); nothing changed then
@@ -51,12 +51,28 @@ public interface IdempotencyStore extends AutoCloseable {
     boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl);
 
     /**
-     * Gives the key back after a transient failure (state RELEASED), if the token is current,
-     * so the next claim runs the work again.
+     * Gives the key back after a transient failure (state RELEASED, journal kept), if the
+     * token is current, so the next claim runs the work again. Repeating a successful release
+     * with the same token returns true again while the record is still RELEASED with that
+     * token (so a client-level retry after a lost reply is not mistaken for a lost lease).
      *
      * @return false if the token is not current; nothing changed then
      */
     boolean release(IdempotencyKey key, long fencingToken);
+
+    /**
+     * Replaces the record's step journal with {@code journal}, if the record is IN_PROGRESS
+     * (unexpired) with the caller's token; the lease, expiry, attempt and creation time stay
+     * as they are. Like {@link #complete}, it is fenced by the token only, and repeating it
+     * with the same token and bytes returns true again. One round trip on a remote store.
+     *
+     * @return false if the token is not current; nothing changed then
+     * @throws IllegalArgumentException if the journal exceeds {@link StoreCapabilities#maxOutcomeBytes()}
+     */
+    default boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+        // Transitional default while adapters move to SPI v2; becomes abstract before release.
+        throw new UnsupportedOperationException(getClass().getName() + " does not implement checkpoint yet");
+    }
 
     /**
      * Moves the lease deadline to {@code now + lease} (and {@code expiresAt} to at least that),

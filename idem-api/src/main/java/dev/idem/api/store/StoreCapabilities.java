@@ -8,7 +8,8 @@ package dev.idem.api.store;
  *     TTL), so {@link IdempotencyStore#purgeExpired} is optional housekeeping
  * @param serverClock leases and expiry are judged by the backend's clock, not the JVM's,
  *     so application nodes with skewed clocks cannot steal live leases
- * @param maxOutcomeBytes the largest outcome {@link IdempotencyStore#complete} accepts; at least 1 MiB
+ * @param maxOutcomeBytes the largest outcome {@link IdempotencyStore#complete} (and the largest
+ *     journal {@link IdempotencyStore#checkpoint}) accepts; at least 1 MiB
  *     unless the backend cannot hold it in one record (DynamoDB's 400 KB item), which the
  *     store then documents. The engine never sends more: a larger outcome is returned to the
  *     caller unstored and the key released.

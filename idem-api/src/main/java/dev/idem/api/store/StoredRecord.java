@@ -21,15 +21,23 @@ public final class StoredRecord {
     private final Instant leaseExpiresAt;
     private final Instant expiresAt;
     private final byte[] outcome;
+    private final Instant createdAt;
+    private final byte[] journal;
 
     /**
      * Creates a snapshot.
      *
+     * @param createdAt when the key's record was first created in its current life (the
+     *     claim that found it absent or expired, attempt 1); kept by every later write
+     *     until the record expires
      * @param leaseExpiresAt the lease deadline; null unless {@code state} is IN_PROGRESS
      * @param outcome the stored outcome; null unless {@code state} is COMPLETED
+     * @param journal the step journal saved by {@link IdempotencyStore#checkpoint}; null if
+     *     none was saved, and always null for a COMPLETED record
      */
     public StoredRecord(IdempotencyKey key, RecordState state, byte[] fingerprint, long fencingToken,
-            int attempt, Instant leaseExpiresAt, Instant expiresAt, byte[] outcome) {
+            int attempt, Instant createdAt, Instant leaseExpiresAt, Instant expiresAt, byte[] outcome,
+            byte[] journal) {
         this.key = Objects.requireNonNull(key, "key");
         this.state = Objects.requireNonNull(state, "state");
         this.fingerprint = Objects.requireNonNull(fingerprint, "fingerprint");
@@ -38,15 +46,33 @@ public final class StoredRecord {
             throw new IllegalArgumentException("attempt must be >= 1 but was " + attempt);
         }
         this.attempt = attempt;
+        this.createdAt = Objects.requireNonNull(createdAt, "createdAt");
         this.leaseExpiresAt = leaseExpiresAt;
         this.expiresAt = Objects.requireNonNull(expiresAt, "expiresAt");
         this.outcome = outcome;
+        this.journal = journal;
         if (state == RecordState.COMPLETED && outcome == null) {
             throw new IllegalArgumentException("a COMPLETED record needs an outcome");
+        }
+        if (state == RecordState.COMPLETED && journal != null) {
+            throw new IllegalArgumentException("a COMPLETED record has no journal");
         }
         if (state == RecordState.IN_PROGRESS && leaseExpiresAt == null) {
             throw new IllegalArgumentException("an IN_PROGRESS record needs a lease deadline");
         }
+    }
+
+    /**
+     * Transitional constructor for stores not yet on SPI v2: no creation time (reported as
+     * the epoch) and no journal. Removed before release.
+     *
+     * @deprecated use the constructor with {@code createdAt} and {@code journal}
+     */
+    @Deprecated(forRemoval = true)
+    public StoredRecord(IdempotencyKey key, RecordState state, byte[] fingerprint, long fencingToken,
+            int attempt, Instant leaseExpiresAt, Instant expiresAt, byte[] outcome) {
+        this(key, state, fingerprint, fencingToken, attempt, Instant.EPOCH, leaseExpiresAt, expiresAt, outcome,
+                null);
     }
 
     /** The record's key. */
@@ -89,6 +115,20 @@ public final class StoredRecord {
         return outcome;
     }
 
+    /**
+     * When the key's record was first created in its current life: the claim with attempt 1.
+     * Release, takeover, extension and completion keep it, so {@code storeTime - createdAt}
+     * at a replay is how long after the first execution the duplicate arrived.
+     */
+    public Instant createdAt() {
+        return createdAt;
+    }
+
+    /** The step journal last saved by {@link IdempotencyStore#checkpoint}; null if none (always for COMPLETED). */
+    public byte[] journal() {
+        return journal;
+    }
+
     /** Whether {@code other} equals this record's fingerprint. */
     public boolean hasFingerprint(byte[] other) {
         return Arrays.equals(fingerprint, other);
@@ -105,8 +145,9 @@ public final class StoredRecord {
         StoredRecord r = (StoredRecord) o;
         return fencingToken == r.fencingToken && attempt == r.attempt && key.equals(r.key)
                 && state == r.state && Arrays.equals(fingerprint, r.fingerprint)
-                && Objects.equals(leaseExpiresAt, r.leaseExpiresAt) && expiresAt.equals(r.expiresAt)
-                && Arrays.equals(outcome, r.outcome);
+                && createdAt.equals(r.createdAt) && Objects.equals(leaseExpiresAt, r.leaseExpiresAt)
+                && expiresAt.equals(r.expiresAt) && Arrays.equals(outcome, r.outcome)
+                && Arrays.equals(journal, r.journal);
     }
 
     @Override
@@ -118,6 +159,7 @@ public final class StoredRecord {
     public String toString() {
         return "StoredRecord[" + key + ", " + state + ", attempt=" + attempt + ", token="
                 + Long.toHexString(fencingToken) + ", lease=" + leaseExpiresAt + ", expires=" + expiresAt
-                + ", outcome=" + (outcome == null ? "none" : outcome.length + " bytes") + "]";
+                + ", created=" + createdAt + ", outcome=" + (outcome == null ? "none" : outcome.length + " bytes")
+                + ", journal=" + (journal == null ? "none" : journal.length + " bytes") + "]";
     }
 }

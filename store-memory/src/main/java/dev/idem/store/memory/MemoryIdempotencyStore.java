@@ -58,15 +58,23 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         ClaimResult[] result = new ClaimResult[1];
         StoredRecord written = records.compute(key, (k, current) -> {
             StoredRecord live = current != null && now.isBefore(current.expiresAt()) ? current : null;
-            if (live == null || live.state() == RecordState.RELEASED) {
-                StoredRecord mine = inProgress(k, fingerprint, fencingToken, live == null ? 1 : live.attempt() + 1,
-                        now, lease, ttl);
+            if (live == null) {
+                StoredRecord mine = inProgress(k, fingerprint, fencingToken, 1, now, now, null, lease, ttl);
+                result[0] = ClaimResult.acquired(mine, now);
+                return mine;
+            }
+            // Same request again: its journal carries over, so the retry resumes where the last attempt stopped.
+            byte[] journal = live.hasFingerprint(fingerprint) ? live.journal() : null;
+            if (live.state() == RecordState.RELEASED) {
+                StoredRecord mine = inProgress(k, fingerprint, fencingToken, live.attempt() + 1, live.createdAt(),
+                        now, journal, lease, ttl);
                 result[0] = ClaimResult.acquired(mine, now);
                 return mine;
             }
             if (live.state() == RecordState.IN_PROGRESS && !now.isBefore(live.leaseExpiresAt())
                     && live.hasFingerprint(fingerprint)) {
-                StoredRecord mine = inProgress(k, fingerprint, fencingToken, live.attempt() + 1, now, lease, ttl);
+                StoredRecord mine = inProgress(k, fingerprint, fencingToken, live.attempt() + 1, live.createdAt(),
+                        now, journal, lease, ttl);
                 result[0] = ClaimResult.takenOver(mine, now);
                 return mine;
             }
@@ -100,7 +108,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
             }
             ok[0] = true;
             return new StoredRecord(k, RecordState.COMPLETED, current.fingerprint(), fencingToken,
-                    current.attempt(), null, now.plus(ttl), outcome);
+                    current.attempt(), current.createdAt(), null, now.plus(ttl), outcome, null);
         });
         if (ok[0]) {
             track(written);
@@ -113,13 +121,41 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         Instant now = now();
         boolean[] ok = new boolean[1];
         records.computeIfPresent(key, (k, current) -> {
+            if (current.fencingToken() != fencingToken || !now.isBefore(current.expiresAt())) {
+                return current;
+            }
+            if (current.state() == RecordState.RELEASED) {
+                ok[0] = true;
+                return current;
+            }
+            if (current.state() != RecordState.IN_PROGRESS) {
+                return current;
+            }
+            ok[0] = true;
+            return new StoredRecord(k, RecordState.RELEASED, current.fingerprint(), fencingToken,
+                    current.attempt(), current.createdAt(), null, current.expiresAt(), null, current.journal());
+        });
+        return ok[0];
+    }
+
+    @Override
+    public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+        Objects.requireNonNull(journal, "journal");
+        if (journal.length > maxOutcomeBytes) {
+            throw new IllegalArgumentException(
+                    "journal is " + journal.length + " bytes; this store holds at most " + maxOutcomeBytes);
+        }
+        Instant now = now();
+        boolean[] ok = new boolean[1];
+        records.computeIfPresent(key, (k, current) -> {
             if (current.state() != RecordState.IN_PROGRESS || current.fencingToken() != fencingToken
                     || !now.isBefore(current.expiresAt())) {
                 return current;
             }
             ok[0] = true;
-            return new StoredRecord(k, RecordState.RELEASED, current.fingerprint(), fencingToken,
-                    current.attempt(), null, current.expiresAt(), null);
+            return new StoredRecord(k, RecordState.IN_PROGRESS, current.fingerprint(), fencingToken,
+                    current.attempt(), current.createdAt(), current.leaseExpiresAt(), current.expiresAt(), null,
+                    journal);
         });
         return ok[0];
     }
@@ -137,7 +173,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
             ok[0] = true;
             Instant expires = current.expiresAt().isBefore(deadline) ? deadline : current.expiresAt();
             return new StoredRecord(k, RecordState.IN_PROGRESS, current.fingerprint(), fencingToken,
-                    current.attempt(), deadline, expires, null);
+                    current.attempt(), current.createdAt(), deadline, expires, null, current.journal());
         });
         if (!ok[0]) {
             return Optional.empty();
@@ -178,13 +214,14 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     }
 
     private static StoredRecord inProgress(IdempotencyKey key, byte[] fingerprint, long token, int attempt,
-            Instant now, Duration lease, Duration ttl) {
+            Instant createdAt, Instant now, byte[] journal, Duration lease, Duration ttl) {
         Instant leaseUntil = now.plus(lease);
         Instant expires = now.plus(ttl);
         if (expires.isBefore(leaseUntil)) {
             expires = leaseUntil;
         }
-        return new StoredRecord(key, RecordState.IN_PROGRESS, fingerprint, token, attempt, leaseUntil, expires, null);
+        return new StoredRecord(key, RecordState.IN_PROGRESS, fingerprint, token, attempt, createdAt, leaseUntil,
+                expires, null, journal);
     }
 
     private void track(StoredRecord written) {
@@ -200,7 +237,9 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     private int sweep(Instant now, int limit) {
         int removed = 0;
         long nowMillis = now.toEpochMilli();
-        for (int scanned = 0; scanned < limit * 4; scanned++) {
+        // A long scan budget, saturating: limit * 4 overflows for large limits.
+        long budget = (long) limit * 4;
+        for (long scanned = 0; scanned < budget; scanned++) {
             Expiry head = expiries.pollFirst();
             if (head == null) {
                 break;

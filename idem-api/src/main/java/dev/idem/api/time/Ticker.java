@@ -1,4 +1,4 @@
-package dev.idem.client;
+package dev.idem.api.time;
 
 /**
  * A source of monotonic nanoseconds, used to measure elapsed time (deadlines, budget windows).

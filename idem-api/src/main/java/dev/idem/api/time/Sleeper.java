@@ -1,4 +1,4 @@
-package dev.idem.client;
+package dev.idem.api.time;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
