@@ -106,8 +106,9 @@ public final class Sql {
                         + " lease_until = NULL, state = 'C'"
                         + " WHERE " + PK + " AND token = :token AND state IN ('I', 'C') AND expires_at > " + now;
         completedBy = "SELECT state, token FROM " + table + " WHERE " + PK + " AND expires_at > " + now;
+        // A repeated release by the same token matches again, so a release retried after a lost reply is acknowledged.
         release = "UPDATE " + table + " SET lease_until = NULL, state = 'R'"
-                + " WHERE " + PK + " AND token = :token AND state = 'I' AND expires_at > " + now;
+                + " WHERE " + PK + " AND token = :token AND state IN ('I', 'R') AND expires_at > " + now;
         extend = pg
                 ? "UPDATE " + table + " SET lease_until = c.ms + :leaseMs,"
                         + " expires_at = GREATEST(expires_at, c.ms + :leaseMs) FROM (SELECT " + now + " AS ms) c"

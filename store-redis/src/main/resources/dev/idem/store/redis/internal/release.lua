@@ -9,8 +9,12 @@ end
 if not s then
   return 0
 end
-if s ~= 'I' or holder ~= token or expires_at <= now then
+if holder ~= token or expires_at <= now or (s ~= 'I' and s ~= 'R') then
   return 0
+end
+-- A release retried by its own token after a lost reply is acknowledged again.
+if s == 'R' then
+  return 1
 end
 -- The expiry stays as it is: a released record keeps its attempt count until then.
 redis.call('HSET', key, 's', 'R')
