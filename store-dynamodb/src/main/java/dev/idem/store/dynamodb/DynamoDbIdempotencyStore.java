@@ -271,8 +271,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
             client.updateItem(b -> b.tableName(table)
                     .key(codec.primaryKey(key))
                     .updateExpression("SET #st = :completed, #out = :out, #exp = :exp, #ttl = :ttl REMOVE #lease")
-                    // RELEASED by the same token matches too: a release retried after a lost reply is acknowledged.
-                    .conditionExpression("#tok = :tok AND (#st = :inProgress OR #st = :released) AND #exp > :now")
+                    .conditionExpression("#tok = :tok AND #st = :inProgress AND #exp > :now")
                     .expressionAttributeNames(n.map)
                     .expressionAttributeValues(v)
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD));
