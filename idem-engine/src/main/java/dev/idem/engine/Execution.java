@@ -100,7 +100,7 @@ final class Execution<T> {
                     emit(Type.KEY_REUSED, hit.attempt());
                     throw new KeyReusedException(key);
                 }
-                return replay(hit.outcome(), hit.attempt());
+                return replay(hit.outcome(), hit.attempt(), null);
             }
         }
         long waitDeadline = engine.clock.millis() + policy.maxWait().toMillis();
@@ -124,7 +124,7 @@ final class Execution<T> {
                         cache.put(key, fingerprint, record.outcome(), record.expiresAt().toEpochMilli(),
                                 record.attempt());
                     }
-                    return replay(record.outcome(), record.attempt());
+                    return replay(record.outcome(), record.attempt(), record.createdAt());
                 case IN_PROGRESS:
                     emit(Type.IN_PROGRESS_CONFLICT, record.attempt());
                     Duration leaseLeft = nonNegative(Duration.between(claim.storeTime(), record.leaseExpiresAt()));
@@ -158,14 +158,14 @@ final class Execution<T> {
     }
 
     @SuppressWarnings("unchecked")
-    private Result<T> replay(byte[] outcome, int attempt) {
+    private Result<T> replay(byte[] outcome, int attempt, Instant createdAt) {
         if (engine.codec.isFailure(outcome)) {
             String[] failure = engine.codec.decodeFailure(outcome);
-            emit(Type.REPLAY, attempt);
+            emit(Type.REPLAY, attempt, createdAt);
             throw new ReplayedFailureException(key, failure[0], failure[1]);
         }
         T value = (T) engine.codec.decodeSuccess(outcome, type);
-        emit(Type.REPLAY, attempt);
+        emit(Type.REPLAY, attempt, createdAt);
         return new Result<>(value, true, true, attempt);
     }
 
@@ -329,12 +329,17 @@ final class Execution<T> {
     }
 
     private void emit(Type type, int attempt) {
+        emit(type, attempt, null);
+    }
+
+    private void emit(Type type, int attempt, Instant createdAt) {
         if (engine.listener == IdempotencyListener.NONE) {
             return;
         }
         try {
+            Duration age = createdAt == null ? null : nonNegative(Duration.between(createdAt, engine.clock.instant()));
             engine.listener.onEvent(new IdempotencyEvent(type, key.scope(), key.operation(), attempt,
-                    Duration.ofNanos(engine.ticker.read() - started)));
+                    Duration.ofNanos(engine.ticker.read() - started), key.key(), age));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "idempotency listener threw on " + type, e);
         }

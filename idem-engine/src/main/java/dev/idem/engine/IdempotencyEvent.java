@@ -1,6 +1,7 @@
 package dev.idem.engine;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * One thing the engine did or saw.
@@ -10,8 +11,21 @@ import java.time.Duration;
  * @param operation the key's operation
  * @param attempt the attempt number involved (0 when no claim was made)
  * @param duration time from the start of {@code execute} to the event
+ * @param key the client's key within scope and operation; listeners must not export it
+ *     raw by default (it may be sensitive and explodes metric cardinality)
+ * @param recordAge on a {@link Type#REPLAY} served from the store, how long ago the
+ *     record was first claimed (by the engine's clock against the record's
+ *     {@code createdAt}, never negative); null for other events and for near-cache replays
  */
-public record IdempotencyEvent(Type type, String scope, String operation, int attempt, Duration duration) {
+public record IdempotencyEvent(Type type, String scope, String operation, int attempt, Duration duration,
+        String key, Duration recordAge) {
+
+    /** Checks the required components. */
+    public IdempotencyEvent {
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(duration, "duration");
+        Objects.requireNonNull(key, "key");
+    }
 
     /** Event types. */
     public enum Type {
