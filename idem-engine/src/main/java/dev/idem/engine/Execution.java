@@ -104,6 +104,7 @@ final class Execution<T> {
             }
         }
         long waitDeadline = engine.clock.millis() + policy.maxWait().toMillis();
+        boolean conflictReported = false;
         for (int poll = 0; ; poll++) {
             long token = engine.nextToken();
             ClaimResult claim = engine.store.claim(key, fingerprint, token, lease, ttl);
@@ -126,7 +127,11 @@ final class Execution<T> {
                     }
                     return replay(record.outcome(), record.attempt(), record.createdAt());
                 case IN_PROGRESS:
-                    emit(Type.IN_PROGRESS_CONFLICT, record.attempt());
+                    // Once per call, not per poll, so metrics count calls that met a conflict.
+                    if (!conflictReported) {
+                        conflictReported = true;
+                        emit(Type.IN_PROGRESS_CONFLICT, record.attempt());
+                    }
                     Duration leaseLeft = nonNegative(Duration.between(claim.storeTime(), record.leaseExpiresAt()));
                     long waitLeft = waitDeadline - engine.clock.millis();
                     if (!policy.waits() || waitLeft <= 0) {
@@ -191,6 +196,10 @@ final class Execution<T> {
         try {
             value = runner.run(ctx, completion);
         } catch (LeaseLostException e) {
+            if (!e.key().equals(key) || e.fencingToken() != token) {
+                // A nested call for another key (or another claim) lost its lease: a failure of this work.
+                throw failed(e, token, attempt);
+            }
             emit(Type.LEASE_LOST, attempt);
             throw e;
         } catch (Error e) {

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
 
 /**
@@ -65,7 +66,11 @@ public final class IdempotencyEngine {
     final Clock clock;
     final Ticker ticker;
     final RandomGenerator random;
-    final long tokenSalt;
+    // Fencing tokens never come from the injectable jitter randomness: a fixed or shared
+    // generator would give a taker-over the stale worker's token. A secret random base plus a
+    // counter is unique per claim within this engine and unpredictable across engines.
+    private final long tokenBase;
+    private final AtomicLong tokenCounter = new AtomicLong();
     final Sleeper sleeper;
     final Duration lease;
     final Duration ttl;
@@ -86,7 +91,7 @@ public final class IdempotencyEngine {
         this.fingerprinter = new Fingerprinter(codec.mapper(), b.maxRequestBytes, PointerSet.of(b.excluded));
         this.ticker = b.ticker;
         this.random = b.random;
-        this.tokenSalt = new SecureRandom().nextLong();
+        this.tokenBase = new SecureRandom().nextLong();
         this.sleeper = b.sleeper;
         this.lease = b.lease;
         this.ttl = b.ttl;
@@ -169,7 +174,7 @@ public final class IdempotencyEngine {
     }
 
     long nextToken() {
-        return random.nextLong() ^ tokenSalt;
+        return tokenBase + tokenCounter.incrementAndGet();
     }
 
     static Duration positive(String name, Duration d) {
@@ -245,7 +250,13 @@ public final class IdempotencyEngine {
             return this;
         }
 
-        /** Randomness for fencing tokens and backoff jitter; tokens are also salted per engine. */
+        /**
+         * Randomness for the backoff jitter of waiting duplicates. Fencing tokens never come from
+         * it: the engine draws them from its own source, unique per claim.
+         *
+         * @param random the jitter source
+         * @return this builder
+         */
         public Builder random(RandomGenerator random) {
             once("random");
             this.random = Objects.requireNonNull(random, "random");

@@ -33,7 +33,7 @@ public record IdempotencyEvent(Type type, String scope, String operation, int at
         FIRST_EXECUTION,
         /** A stored outcome (success or final failure) was returned without running the work. */
         REPLAY,
-        /** A duplicate found the key held by a live lease (reported per conflict, also while waiting). */
+        /** A duplicate found the key held by a live lease (once per call, however long it waits). */
         IN_PROGRESS_CONFLICT,
         /** The key was reused with a different request. */
         KEY_REUSED,
