@@ -11,7 +11,12 @@ import java.util.Objects;
  */
 public record Attempt(String idempotencyKey, int number) {
 
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param idempotencyKey the {@code Idempotency-Key} value sent on every attempt
+     * @param number 1 for the first attempt, 2 for the first retry, and so on
+     */
     public Attempt {
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
         if (number < 1) {
@@ -19,7 +24,11 @@ public record Attempt(String idempotencyKey, int number) {
         }
     }
 
-    /** Returns true for a retry, i.e. any attempt but the first. */
+    /**
+     * Returns true for a retry, i.e. any attempt but the first.
+     *
+     * @return true for a retry, i.e. any attempt but the first
+     */
     public boolean isRetry() {
         return number > 1;
     }

@@ -31,7 +31,11 @@ public final class HttpRetryClassifier implements RetryClassifier<HttpResponse<?
 
     private HttpRetryClassifier() {}
 
-    /** Returns the classifier described above. */
+    /**
+     * Returns the classifier described above.
+     *
+     * @return the classifier described above
+     */
     public static HttpRetryClassifier standard() {
         return STANDARD;
     }
@@ -56,7 +60,12 @@ public final class HttpRetryClassifier implements RetryClassifier<HttpResponse<?
                 : RetryDecision.doNotRetry(reason);
     }
 
-    /** Applies the 409 rule above to any response (its status is not checked). */
+    /**
+     * Applies the 409 rule above to any response (its status is not checked).
+     *
+     * @param response the last attempt's response
+     * @return true if the response says the request is still in progress
+     */
     public static boolean isRequestInProgress(HttpResponse<?> response) {
         if (response.headers().firstValue("Retry-After").isPresent()) {
             return true;

@@ -55,7 +55,12 @@ public final class IdempotentHttpClient {
         this.classifier = b.classifier;
     }
 
-    /** Returns a builder around {@code client}, with the same defaults as {@link Retrier#builder()}. */
+    /**
+     * Returns a builder around {@code client}, with the same defaults as {@link Retrier#builder()}.
+     *
+     * @param client the client
+     * @return a builder around {@code client}, with the same defaults as {@link Retrier#builder()}
+     */
     public static Builder newBuilder(HttpClient client) {
         return new Builder(client);
     }
@@ -63,6 +68,10 @@ public final class IdempotentHttpClient {
     /**
      * Sends {@code request}, retrying as the policy allows.
      *
+     * @param <T> the response body type
+     * @param request the request
+     * @param handler the handler
+     * @return the idempotent response
      * @throws IOException the last attempt's failure, if no attempt produced a response to return
      * @throws InterruptedException if interrupted while sending or waiting
      */
@@ -102,6 +111,11 @@ public final class IdempotentHttpClient {
      * Sends {@code request} asynchronously, retrying as the policy allows, without blocking a thread
      * between attempts (given a timer-based {@link Sleeper}). Cancelling the returned future stops
      * further attempts.
+     *
+     * @param <T> the response body type
+     * @param request the request
+     * @param handler the handler
+     * @return a future that completes with the result
      */
     public <T> CompletableFuture<IdempotentResponse<T>> sendAsync(
             HttpRequest request, BodyHandler<T> handler) {
@@ -117,17 +131,29 @@ public final class IdempotentHttpClient {
         return result;
     }
 
-    /** The wrapped client. */
+    /**
+     * The wrapped client.
+     *
+     * @return the wrapped client
+     */
     public HttpClient httpClient() {
         return client;
     }
 
-    /** The policy applied to every request. */
+    /**
+     * The policy applied to every request.
+     *
+     * @return the policy applied to every request
+     */
     public RetryPolicy policy() {
         return policy;
     }
 
-    /** The budget shared by every request. */
+    /**
+     * The budget shared by every request.
+     *
+     * @return the budget shared by every request
+     */
     public RetryBudget budget() {
         return budget;
     }
@@ -253,37 +279,66 @@ public final class IdempotentHttpClient {
             this.client = Objects.requireNonNull(client, "client must not be null");
         }
 
-        /** The retry policy. */
+        /**
+         * The retry policy.
+         *
+         * @param policy the policy
+         * @return this builder
+         */
         public Builder policy(RetryPolicy policy) {
             this.policy = Objects.requireNonNull(policy, "policy must not be null");
             return this;
         }
 
-        /** The budget; pass the same instance to several clients to share it. */
+        /**
+         * The budget; pass the same instance to several clients to share it.
+         *
+         * @param budget the budget
+         * @return this builder
+         */
         public Builder budget(RetryBudget budget) {
             this.budget = Objects.requireNonNull(budget, "budget must not be null");
             return this;
         }
 
-        /** The listener. */
+        /**
+         * The listener.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
         public Builder listener(RetryListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener must not be null");
             return this;
         }
 
-        /** Where keys come from when a request carries none. */
+        /**
+         * Where keys come from when a request carries none.
+         *
+         * @param keyGenerator the key generator
+         * @return this builder
+         */
         public Builder keyGenerator(IdempotencyKeyGenerator keyGenerator) {
             this.keyGenerator = Objects.requireNonNull(keyGenerator, "keyGenerator must not be null");
             return this;
         }
 
-        /** The classification; defaults to {@link HttpRetryClassifier#standard()}. */
+        /**
+         * The classification; defaults to {@link HttpRetryClassifier#standard()}.
+         *
+         * @param classifier the classifier
+         * @return this builder
+         */
         public Builder classifier(RetryClassifier<HttpResponse<?>> classifier) {
             this.classifier = Objects.requireNonNull(classifier, "classifier must not be null");
             return this;
         }
 
-        /** Builds the client; without an explicit budget it gets its own default one. */
+        /**
+         * Builds the client; without an explicit budget it gets its own default one.
+         *
+         * @return the idempotent http client
+         */
         public IdempotentHttpClient build() {
             return new IdempotentHttpClient(this);
         }

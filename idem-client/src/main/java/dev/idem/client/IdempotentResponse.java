@@ -20,7 +20,14 @@ import java.util.Objects;
 public record IdempotentResponse<T>(
         HttpResponse<T> response, String idempotencyKey, int attempts, boolean replayed) {
 
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param response the last attempt's response
+     * @param idempotencyKey the {@code Idempotency-Key} value sent on every attempt
+     * @param attempts the number of attempts made, at least 1
+     * @param replayed true if the server marked the response as a replay
+     */
     public IdempotentResponse {
         Objects.requireNonNull(response, "response");
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
@@ -29,12 +36,20 @@ public record IdempotentResponse<T>(
         }
     }
 
-    /** The status code of the last response. */
+    /**
+     * The status code of the last response.
+     *
+     * @return the status code of the last response
+     */
     public int statusCode() {
         return response.statusCode();
     }
 
-    /** The body of the last response. */
+    /**
+     * The body of the last response.
+     *
+     * @return the body of the last response
+     */
     public T body() {
         return response.body();
     }
@@ -42,6 +57,9 @@ public record IdempotentResponse<T>(
     /**
      * True if the headers mark a replayed response: {@code Idempotency-Status: replayed} or {@code
      * Idempotent-Replayed: true} (values compared ignoring case).
+     *
+     * @param headers the headers
+     * @return {@code true} if the headers mark a replayed response
      */
     public static boolean isReplayed(HttpHeaders headers) {
         boolean status =

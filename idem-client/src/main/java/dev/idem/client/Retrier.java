@@ -31,7 +31,11 @@ public final class Retrier {
         this.keyGenerator = b.keyGenerator;
     }
 
-    /** Returns a builder: default policy, a fresh default budget, no listener, UUIDv7 keys. */
+    /**
+     * Returns a builder: default policy, a fresh default budget, no listener, UUIDv7 keys.
+     *
+     * @return a builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -39,23 +43,51 @@ public final class Retrier {
     /**
      * Runs {@code action}, retrying transient failures ({@link RetryClassifier#transientFailures()}).
      * For operations that need no key or get it some other way.
+     *
+     * @param <T> the result type
+     * @param action the action
+     * @return the result
+     * @throws Exception whatever the code under test throws
      */
     public <T> T call(Callable<T> action) throws Exception {
         return call(action, RetryClassifier.transientFailures());
     }
 
-    /** Runs {@code action}, retrying what {@code classifier} calls retryable. */
+    /**
+     * Runs {@code action}, retrying what {@code classifier} calls retryable.
+     *
+     * @param <T> the result type
+     * @param action the action
+     * @param classifier the classifier
+     * @return the result
+     * @throws Exception whatever the code under test throws
+     */
     public <T> T call(Callable<T> action, RetryClassifier<? super T> classifier) throws Exception {
         Objects.requireNonNull(action, "action must not be null");
         return execute(attempt -> action.call(), classifier).value();
     }
 
-    /** Runs {@code action} with a fresh key, retrying transient failures. */
+    /**
+     * Runs {@code action} with a fresh key, retrying transient failures.
+     *
+     * @param <T> the result type
+     * @param action the action
+     * @return the retry result
+     * @throws Exception whatever the code under test throws
+     */
     public <T> RetryResult<T> execute(KeyedCallable<T> action) throws Exception {
         return execute(action, RetryClassifier.transientFailures());
     }
 
-    /** Runs {@code action} with a fresh key, retrying what {@code classifier} calls retryable. */
+    /**
+     * Runs {@code action} with a fresh key, retrying what {@code classifier} calls retryable.
+     *
+     * @param <T> the result type
+     * @param action the action
+     * @param classifier the classifier
+     * @return the retry result
+     * @throws Exception whatever the code under test throws
+     */
     public <T> RetryResult<T> execute(KeyedCallable<T> action, RetryClassifier<? super T> classifier)
             throws Exception {
         return execute(keyGenerator.newKey(), action, classifier);
@@ -64,6 +96,13 @@ public final class Retrier {
     /**
      * Runs {@code action} with a key the caller already holds, e.g. one persisted before a crash so
      * that the repeat after a restart is recognized by the server too.
+     *
+     * @param <T> the result type
+     * @param idempotencyKey the {@code Idempotency-Key} value sent on every attempt
+     * @param action the action
+     * @param classifier the classifier
+     * @return the retry result
+     * @throws Exception whatever the code under test throws
      */
     public <T> RetryResult<T> execute(
             String idempotencyKey, KeyedCallable<T> action, RetryClassifier<? super T> classifier)
@@ -103,12 +142,20 @@ public final class Retrier {
         }
     }
 
-    /** The policy applied to every call. */
+    /**
+     * The policy applied to every call.
+     *
+     * @return the policy applied to every call
+     */
     public RetryPolicy policy() {
         return policy;
     }
 
-    /** The budget shared by every call. */
+    /**
+     * The budget shared by every call.
+     *
+     * @return the budget shared by every call
+     */
     public RetryBudget budget() {
         return budget;
     }
@@ -122,31 +169,55 @@ public final class Retrier {
 
         private Builder() {}
 
-        /** The retry policy. */
+        /**
+         * The retry policy.
+         *
+         * @param policy the policy
+         * @return this builder
+         */
         public Builder policy(RetryPolicy policy) {
             this.policy = Objects.requireNonNull(policy, "policy must not be null");
             return this;
         }
 
-        /** The budget; pass the same instance to several retriers to share it. */
+        /**
+         * The budget; pass the same instance to several retriers to share it.
+         *
+         * @param budget the budget
+         * @return this builder
+         */
         public Builder budget(RetryBudget budget) {
             this.budget = Objects.requireNonNull(budget, "budget must not be null");
             return this;
         }
 
-        /** The listener. */
+        /**
+         * The listener.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
         public Builder listener(RetryListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener must not be null");
             return this;
         }
 
-        /** Where keys come from. */
+        /**
+         * Where keys come from.
+         *
+         * @param keyGenerator the key generator
+         * @return this builder
+         */
         public Builder keyGenerator(IdempotencyKeyGenerator keyGenerator) {
             this.keyGenerator = Objects.requireNonNull(keyGenerator, "keyGenerator must not be null");
             return this;
         }
 
-        /** Builds the retrier; without an explicit budget it gets its own default one (policy's ticker). */
+        /**
+         * Builds the retrier; without an explicit budget it gets its own default one (policy's ticker).
+         *
+         * @return the retrier
+         */
         public Retrier build() {
             return new Retrier(this);
         }

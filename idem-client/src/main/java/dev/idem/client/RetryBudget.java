@@ -59,7 +59,11 @@ public final class RetryBudget {
         }
     }
 
-    /** Returns a budget that never refuses a retry (the policy alone limits retries). */
+    /**
+     * Returns a budget that never refuses a retry (the policy alone limits retries).
+     *
+     * @return a budget that never refuses a retry (the policy alone limits retries)
+     */
     public static RetryBudget unlimited() {
         return UNLIMITED;
     }
@@ -67,6 +71,8 @@ public final class RetryBudget {
     /**
      * Returns a builder with the defaults: ratio 0.1 (10 % extra load), floor 10 retries per second,
      * window 10 s, system ticker.
+     *
+     * @return a builder with the defaults
      */
     public static Builder builder() {
         return new Builder();
@@ -79,7 +85,11 @@ public final class RetryBudget {
         }
     }
 
-    /** Takes one retry from the budget; returns false, taking nothing, if the budget is spent. */
+    /**
+     * Takes one retry from the budget; returns false, taking nothing, if the budget is spent.
+     *
+     * @return true if a retry was granted (and taken), false if the budget is spent
+     */
     public boolean tryAcquireRetry() {
         if (slots == null) {
             return true;
@@ -109,7 +119,11 @@ public final class RetryBudget {
         }
     }
 
-    /** Returns how many retries the budget would grant now; a snapshot for monitoring. */
+    /**
+     * Returns how many retries the budget would grant now; a snapshot for monitoring.
+     *
+     * @return how many retries the budget would grant now
+     */
     public long availableRetries() {
         if (slots == null) {
             return Long.MAX_VALUE;
@@ -127,17 +141,29 @@ public final class RetryBudget {
         return Math.max(0, (long) Math.floor(ratio * requests + floorAllowance) - retries);
     }
 
-    /** Retries earned per request. */
+    /**
+     * Retries earned per request.
+     *
+     * @return retries earned per request
+     */
     public double ratio() {
         return ratio;
     }
 
-    /** Retries per second allowed regardless of traffic. */
+    /**
+     * Retries per second allowed regardless of traffic.
+     *
+     * @return retries per second allowed regardless of traffic
+     */
     public int minRetriesPerSecond() {
         return minRetriesPerSecond;
     }
 
-    /** The rolling window; zero for {@link #unlimited()}. */
+    /**
+     * The rolling window; zero for {@link #unlimited()}.
+     *
+     * @return the rolling window
+     */
     public Duration window() {
         return window;
     }
@@ -192,7 +218,12 @@ public final class RetryBudget {
 
         private Builder() {}
 
-        /** Retries earned per logical call, in {@code [0, 1]}; 0.1 allows 10 % extra load. */
+        /**
+         * Retries earned per logical call, in {@code [0, 1]}; 0.1 allows 10 % extra load.
+         *
+         * @param ratio the ratio
+         * @return this builder
+         */
         public Builder ratio(double ratio) {
             if (!(ratio >= 0.0 && ratio <= 1.0)) {
                 throw new IllegalArgumentException("ratio must be in [0, 1] but was " + ratio);
@@ -201,7 +232,12 @@ public final class RetryBudget {
             return this;
         }
 
-        /** Retries per second allowed regardless of traffic, at least 0. */
+        /**
+         * Retries per second allowed regardless of traffic, at least 0.
+         *
+         * @param minRetriesPerSecond the min retries per second
+         * @return this builder
+         */
         public Builder minRetriesPerSecond(int minRetriesPerSecond) {
             if (minRetriesPerSecond < 0) {
                 throw new IllegalArgumentException(
@@ -211,7 +247,12 @@ public final class RetryBudget {
             return this;
         }
 
-        /** The rolling window, at least one second. */
+        /**
+         * The rolling window, at least one second.
+         *
+         * @param window the window
+         * @return this builder
+         */
         public Builder window(Duration window) {
             Objects.requireNonNull(window, "window must not be null");
             if (window.compareTo(Duration.ofSeconds(1)) < 0) {
@@ -225,7 +266,12 @@ public final class RetryBudget {
             return this;
         }
 
-        /** Time source for the window. */
+        /**
+         * Time source for the window.
+         *
+         * @param ticker the ticker
+         * @return this builder
+         */
         public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
             return this;
@@ -234,6 +280,7 @@ public final class RetryBudget {
         /**
          * Builds the budget.
          *
+         * @return the retry budget
          * @throws IllegalStateException if both the ratio and the floor are zero
          */
         public RetryBudget build() {

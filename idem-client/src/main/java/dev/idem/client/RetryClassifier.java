@@ -16,10 +16,20 @@ import java.util.function.Predicate;
  */
 public interface RetryClassifier<T> {
 
-    /** Classifies a result returned by an attempt. */
+    /**
+     * Classifies a result returned by an attempt.
+     *
+     * @param result the result
+     * @return the retry decision
+     */
     RetryDecision classifyResult(T result);
 
-    /** Classifies an exception thrown by an attempt ({@link InterruptedException} never gets here). */
+    /**
+     * Classifies an exception thrown by an attempt ({@link InterruptedException} never gets here).
+     *
+     * @param failure the failure
+     * @return the retry decision
+     */
     RetryDecision classifyFailure(Throwable failure);
 
     /**
@@ -27,6 +37,9 @@ public interface RetryClassifier<T> {
      * resets, timeouts, early EOF; but not TLS handshake or certificate failures) and {@link
      * java.util.concurrent.TimeoutException}, also when wrapped in a completion or execution
      * exception. Results are never retried.
+     *
+     * @param <T> the result type
+     * @return the retry classifier
      */
     static <T> RetryClassifier<T> transientFailures() {
         return of(result -> false, TransientFailures::isTransient);
@@ -37,6 +50,8 @@ public interface RetryClassifier<T> {
      *
      * @param retryResult true for results that signal a transient failure
      * @param retryFailure true for exceptions that signal a transient failure
+     * @param <T> the result type
+     * @return the retry classifier
      */
     static <T> RetryClassifier<T> of(
             Predicate<? super T> retryResult, Predicate<? super Throwable> retryFailure) {

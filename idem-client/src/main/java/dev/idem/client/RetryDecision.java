@@ -23,7 +23,12 @@ public final class RetryDecision {
         this.retryAfter = retryAfter;
     }
 
-    /** Retry, with the policy's backoff. */
+    /**
+     * Retry, with the policy's backoff.
+     *
+     * @param reason the classifier's reason, e.g. "HTTP 503"
+     * @return a decision to retry after the policy's backoff
+     */
     public static RetryDecision retry(String reason) {
         return new RetryDecision(true, Objects.requireNonNull(reason, "reason"), null);
     }
@@ -31,6 +36,10 @@ public final class RetryDecision {
     /**
      * Retry no sooner than {@code retryAfter} (non-negative); the policy's deadline still applies, and
      * the hint is ignored when the policy does not honor retry-after.
+     *
+     * @param reason the classifier's reason, e.g. "HTTP 503"
+     * @param retryAfter the least delay before the retry
+     * @return a decision to retry no sooner than {@code retryAfter}
      */
     public static RetryDecision retryAfter(String reason, Duration retryAfter) {
         Objects.requireNonNull(reason, "reason");
@@ -41,27 +50,48 @@ public final class RetryDecision {
         return new RetryDecision(true, reason, retryAfter);
     }
 
-    /** Do not retry: the outcome is final. */
+    /**
+     * Do not retry: the outcome is final.
+     *
+     * @return a decision not to retry
+     */
     public static RetryDecision doNotRetry() {
         return DO_NOT_RETRY;
     }
 
-    /** Do not retry, with a reason for diagnostics. */
+    /**
+     * Do not retry, with a reason for diagnostics.
+     *
+     * @param reason the classifier's reason, e.g. "HTTP 503"
+     * @return a decision not to retry, with the reason
+     */
     public static RetryDecision doNotRetry(String reason) {
         return new RetryDecision(false, Objects.requireNonNull(reason, "reason"), null);
     }
 
-    /** Returns true if the attempt may be retried. */
+    /**
+     * Returns true if the attempt may be retried.
+     *
+     * @return true if the attempt may be retried
+     */
     public boolean shouldRetry() {
         return retry;
     }
 
-    /** Returns a short human-readable reason. */
+    /**
+     * Returns a short human-readable reason.
+     *
+     * @return a short human-readable reason
+     */
     public String reason() {
         return reason;
     }
 
-    /** Returns the server's requested minimum delay, if it gave one. */
+    /**
+     * Returns the server's requested minimum delay, if it gave one.
+     *
+     * @return the server's requested minimum delay, if it gave one
+     */
     public Optional<Duration> retryAfter() {
         return Optional.ofNullable(retryAfter);
     }

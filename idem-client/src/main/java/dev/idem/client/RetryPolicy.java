@@ -50,17 +50,27 @@ public final class RetryPolicy {
     /**
      * Returns a builder with the defaults: 3 attempts, base 100 ms, cap 5 s, deadline 30 s, full
      * jitter, Retry-After honored, thread-local randomness, system clock, ticker and sleeper.
+     *
+     * @return a builder with the defaults
      */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Returns the default policy. */
+    /**
+     * Returns the default policy.
+     *
+     * @return the default policy
+     */
     public static RetryPolicy defaults() {
         return builder().build();
     }
 
-    /** Returns a builder initialized from this policy. */
+    /**
+     * Returns a builder initialized from this policy.
+     *
+     * @return a builder initialized from this policy
+     */
     public Builder toBuilder() {
         return new Builder(this);
     }
@@ -69,6 +79,10 @@ public final class RetryPolicy {
      * Draws the backoff before retry number {@code retryIndex} (0 for the first retry), ignoring any
      * server hint. {@code previous} is the backoff drawn before the previous retry, or null for the
      * first; only {@link Jitter#DECORRELATED} uses it.
+     *
+     * @param retryIndex 0 for the first retry, 1 for the second, and so on
+     * @param previous the backoff drawn before the previous retry, or null for the first
+     * @return the backoff, never negative
      */
     public Duration backoff(int retryIndex, Duration previous) {
         if (retryIndex < 0) {
@@ -86,52 +100,92 @@ public final class RetryPolicy {
         return Duration.ofNanos(nanos);
     }
 
-    /** Total attempts including the first; 1 disables retries. */
+    /**
+     * Total attempts including the first; 1 disables retries.
+     *
+     * @return total attempts including the first
+     */
     public int maxAttempts() {
         return maxAttempts;
     }
 
-    /** The backoff scale. */
+    /**
+     * The backoff scale.
+     *
+     * @return the backoff scale
+     */
     public Duration baseDelay() {
         return baseDelay;
     }
 
-    /** The cap on a backoff drawn by this policy (server hints may exceed it, the deadline may not). */
+    /**
+     * The cap on a backoff drawn by this policy (server hints may exceed it, the deadline may not).
+     *
+     * @return the cap on a backoff drawn by this policy (server hints may exceed it, the deadline may not)
+     */
     public Duration maxDelay() {
         return maxDelay;
     }
 
-    /** The total time budget of one logical operation, all attempts and waits included. */
+    /**
+     * The total time budget of one logical operation, all attempts and waits included.
+     *
+     * @return the total time budget of one logical operation, all attempts and waits included
+     */
     public Duration deadline() {
         return deadline;
     }
 
-    /** The jitter strategy. */
+    /**
+     * The jitter strategy.
+     *
+     * @return the jitter strategy
+     */
     public Jitter jitter() {
         return jitter;
     }
 
-    /** Whether server retry-after hints raise the delay. */
+    /**
+     * Whether server retry-after hints raise the delay.
+     *
+     * @return whether server retry-after hints raise the delay
+     */
     public boolean honorRetryAfter() {
         return honorRetryAfter;
     }
 
-    /** The randomness behind jitter. */
+    /**
+     * The randomness behind jitter.
+     *
+     * @return the randomness behind jitter
+     */
     public RandomGenerator random() {
         return random;
     }
 
-    /** The wall clock, used to turn an HTTP-date {@code Retry-After} into a delay. */
+    /**
+     * The wall clock, used to turn an HTTP-date {@code Retry-After} into a delay.
+     *
+     * @return the wall clock, used to turn an HTTP-date {@code Retry-After} into a delay
+     */
     public Clock clock() {
         return clock;
     }
 
-    /** The monotonic time source for the deadline. */
+    /**
+     * The monotonic time source for the deadline.
+     *
+     * @return the monotonic time source for the deadline
+     */
     public Ticker ticker() {
         return ticker;
     }
 
-    /** What waits between attempts. */
+    /**
+     * What waits between attempts.
+     *
+     * @return what waits between attempts
+     */
     public Sleeper sleeper() {
         return sleeper;
     }
@@ -179,7 +233,12 @@ public final class RetryPolicy {
             sleeper = p.sleeper;
         }
 
-        /** Total attempts including the first, at least 1. */
+        /**
+         * Total attempts including the first, at least 1.
+         *
+         * @param maxAttempts the max attempts
+         * @return this builder
+         */
         public Builder maxAttempts(int maxAttempts) {
             if (maxAttempts < 1) {
                 throw new IllegalArgumentException("maxAttempts must be at least 1 but was " + maxAttempts);
@@ -188,55 +247,100 @@ public final class RetryPolicy {
             return this;
         }
 
-        /** The backoff scale, positive. */
+        /**
+         * The backoff scale, positive.
+         *
+         * @param baseDelay the base delay
+         * @return this builder
+         */
         public Builder baseDelay(Duration baseDelay) {
             this.baseDelay = positive("baseDelay", baseDelay);
             return this;
         }
 
-        /** The largest backoff the policy draws, positive and not below {@code baseDelay}. */
+        /**
+         * The largest backoff the policy draws, positive and not below {@code baseDelay}.
+         *
+         * @param maxDelay the max delay
+         * @return this builder
+         */
         public Builder maxDelay(Duration maxDelay) {
             this.maxDelay = positive("maxDelay", maxDelay);
             return this;
         }
 
-        /** Total time budget for all attempts and waits, positive and not below {@code baseDelay}. */
+        /**
+         * Total time budget for all attempts and waits, positive and not below {@code baseDelay}.
+         *
+         * @param deadline the deadline
+         * @return this builder
+         */
         public Builder deadline(Duration deadline) {
             this.deadline = positive("deadline", deadline);
             return this;
         }
 
-        /** The jitter strategy. */
+        /**
+         * The jitter strategy.
+         *
+         * @param jitter the jitter
+         * @return this builder
+         */
         public Builder jitter(Jitter jitter) {
             this.jitter = Objects.requireNonNull(jitter, "jitter must not be null");
             return this;
         }
 
-        /** Whether a server's retry-after hint raises the delay (it never shortens it). */
+        /**
+         * Whether a server's retry-after hint raises the delay (it never shortens it).
+         *
+         * @param honorRetryAfter whether server Retry-After hints raise the delay
+         * @return this builder
+         */
         public Builder honorRetryAfter(boolean honorRetryAfter) {
             this.honorRetryAfter = honorRetryAfter;
             return this;
         }
 
-        /** Randomness for jitter; must be thread-safe if the policy is shared. */
+        /**
+         * Randomness for jitter; must be thread-safe if the policy is shared.
+         *
+         * @param random the jitter source
+         * @return this builder
+         */
         public Builder random(RandomGenerator random) {
             this.random = Objects.requireNonNull(random, "random must not be null");
             return this;
         }
 
-        /** Wall clock for HTTP-date {@code Retry-After} values. */
+        /**
+         * Wall clock for HTTP-date {@code Retry-After} values.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock must not be null");
             return this;
         }
 
-        /** Monotonic time source for the deadline. */
+        /**
+         * Monotonic time source for the deadline.
+         *
+         * @param ticker the ticker
+         * @return this builder
+         */
         public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
             return this;
         }
 
-        /** What waits between attempts. */
+        /**
+         * What waits between attempts.
+         *
+         * @param sleeper the sleeper
+         * @return this builder
+         */
         public Builder sleeper(Sleeper sleeper) {
             this.sleeper = Objects.requireNonNull(sleeper, "sleeper must not be null");
             return this;
@@ -245,6 +349,7 @@ public final class RetryPolicy {
         /**
          * Builds the policy.
          *
+         * @return the retry policy
          * @throws IllegalStateException if {@code baseDelay > maxDelay} or {@code deadline < baseDelay}
          */
         public RetryPolicy build() {

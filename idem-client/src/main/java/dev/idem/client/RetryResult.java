@@ -14,7 +14,13 @@ import java.util.Objects;
  */
 public record RetryResult<T>(T value, String idempotencyKey, int attempts) {
 
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param value the last attempt's result; may be null if the operation returned null
+     * @param idempotencyKey the {@code Idempotency-Key} value sent on every attempt
+     * @param attempts the number of attempts made, at least 1
+     */
     public RetryResult {
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
         if (attempts < 1) {
