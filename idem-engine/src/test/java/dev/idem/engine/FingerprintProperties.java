@@ -15,9 +15,11 @@ import java.util.Map;
 import java.util.Random;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
 
 /**
  * Fingerprint invariants over generated JSON: re-ordering members, re-spelling numbers and
@@ -27,10 +29,15 @@ class FingerprintProperties {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private final Fingerprinter fingerprinter = new Fingerprinter(MAPPER, 10_000_000, PointerSet.EMPTY);
 
-    /** A JSON value: Map (ordered), List, String, BigDecimal, Boolean or null; at most three levels deep. */
+    /**
+     * A JSON value: Map (ordered), List, String, BigDecimal, Boolean or null. Mostly small
+     * trees three levels deep, with wide objects (17 to 40 members, past the insertion-sort
+     * cut-off), long non-ASCII strings, numbers with up to 30 significant digits, and chains
+     * nested 30 to 600 deep.
+     */
     @Provide
     Arbitrary<Object> json() {
-        return json(3);
+        return Arbitraries.frequencyOf(Tuple.of(4, json(3)), Tuple.of(1, deep()));
     }
 
     private Arbitrary<Object> json(int depth) {
@@ -39,27 +46,60 @@ class FingerprintProperties {
         }
         Arbitrary<Object> child = json(depth - 1);
         return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(2, leaf()),
-                net.jqwik.api.Tuple.of(1, child.list().ofMaxSize(4).map(l -> (Object) l)),
-                net.jqwik.api.Tuple.of(2, Arbitraries.maps(
-                        Arbitraries.strings().withCharRange(' ', '\u2FFF').ofMaxLength(6), child)
-                        .ofMaxSize(4).map(m -> (Object) new LinkedHashMap<>(m))));
+                Tuple.of(2, leaf()),
+                Tuple.of(1, child.list().ofMaxSize(4).map(l -> (Object) l)),
+                Tuple.of(2, Arbitraries.maps(keys(), child).ofMaxSize(4).map(m -> (Object) new LinkedHashMap<>(m))),
+                Tuple.of(1, Arbitraries.maps(keys(), leaf()).ofMinSize(17).ofMaxSize(40)
+                        .map(m -> (Object) new LinkedHashMap<>(m))));
+    }
+
+    private static Arbitrary<String> keys() {
+        return Arbitraries.strings().withCharRange(' ', '\u2FFF').withChars("\ud83d\ude00").ofMaxLength(6)
+                .filter(s -> !hasLoneSurrogate(s));
+    }
+
+    // A value wrapped in a chain of single-member objects and one-element arrays.
+    private Arbitrary<Object> deep() {
+        return Combinators.combine(json(1), Arbitraries.integers().between(30, 600), Arbitraries.longs())
+                .as((inner, levels, pattern) -> {
+                    Object v = inner;
+                    Random rnd = new Random(pattern);
+                    for (int i = 0; i < levels; i++) {
+                        if (rnd.nextBoolean()) {
+                            Map<String, Object> m = new LinkedHashMap<>();
+                            m.put(rnd.nextBoolean() ? "k" : "\u00e9" + i, v);
+                            if (rnd.nextInt(8) == 0) {
+                                m.put("a", i);
+                            }
+                            v = m;
+                        } else {
+                            List<Object> l = new ArrayList<>();
+                            l.add(v);
+                            v = l;
+                        }
+                    }
+                    return v;
+                });
     }
 
     private Arbitrary<Object> leaf() {
-        Arbitrary<Object> numbers = Arbitraries.bigIntegers().between(BigInteger.valueOf(-10).pow(19),
-                BigInteger.TEN.pow(19)).flatMap(unscaled -> Arbitraries.integers().between(-3, 8)
-                        .map(scale -> (Object) new BigDecimal(unscaled, scale)))
-                .filter(n -> ((BigDecimal) n).stripTrailingZeros().scale() <= 0
-                        || ((BigDecimal) n).precision() <= 15);
-        return Arbitraries.oneOf(
-                Arbitraries.strings().withCharRange('\u0000', '\uD7FF').ofMaxLength(8).map(s -> (Object) s),
-                Arbitraries.strings().withChars("\ud83d\ude00\u20ac\"\\/\n").ofMaxLength(4)
+        Arbitrary<Object> numbers = Arbitraries.bigIntegers().between(BigInteger.valueOf(-10).pow(30),
+                BigInteger.TEN.pow(30)).flatMap(unscaled -> Arbitraries.integers().between(-3, 40)
+                        .map(scale -> (Object) new BigDecimal(unscaled, scale)));
+        Arbitrary<Object> longText = Arbitraries.strings().withCharRange('\u0080', '\uD7FF')
+                .withCharRange('\uE000', '\uFFFF').withChars("\ud83d\ude00\"\\\n")
+                .ofMinLength(100).ofMaxLength(3000)
+                .map(s -> (Object) s.replace("\ud83d", "\ud83d\ude00").replace("\ude00\ude00", "\ude00"))
+                .filter(s -> !hasLoneSurrogate((String) s));
+        return Arbitraries.frequencyOf(
+                Tuple.of(3, Arbitraries.strings().withCharRange('\u0000', '\uD7FF').ofMaxLength(8).map(s -> (Object) s)),
+                Tuple.of(2, Arbitraries.strings().withChars("\ud83d\ude00\u20ac\"\\/\n").ofMaxLength(4)
                         .map(s -> (Object) s.replace("\ud83d", "\ud83d\ude00").replace("\ude00\ude00", "\ude00"))
-                        .filter(s -> !hasLoneSurrogate((String) s)),
-                numbers,
-                Arbitraries.of(true, false).map(b -> (Object) b),
-                Arbitraries.just(null));
+                        .filter(s -> !hasLoneSurrogate((String) s))),
+                Tuple.of(1, longText),
+                Tuple.of(4, numbers),
+                Tuple.of(1, Arbitraries.of(true, false).map(b -> (Object) b)),
+                Tuple.of(1, Arbitraries.just(null)));
     }
 
     private static boolean hasLoneSurrogate(String s) {
@@ -105,6 +145,25 @@ class FingerprintProperties {
             String printed = CanonicalJson.canonicalize("[" + MAPPER.valueToTree(d) + "]");
             assertThat(Double.parseDouble(printed.substring(1, printed.length() - 1))).isEqualTo(d == 0 ? 0.0 : d);
         }
+    }
+
+    @Property(tries = 300)
+    void aDoubleInAnObjectRequestFingerprintsLikeItsShortestDecimal(@ForAll double d) {
+        if (!Double.isFinite(d)) {
+            return;
+        }
+        // Oracle independent of the code under test: the fewest significant digits that read
+        // back as d (rounding the exact binary value to p digits gives the closest p-digit decimal).
+        BigDecimal exact = new BigDecimal(d);
+        String shortest = "0";
+        for (int p = 1; d != 0 && p <= 17; p++) {
+            BigDecimal candidate = exact.round(new java.math.MathContext(p, java.math.RoundingMode.HALF_EVEN));
+            if (Double.parseDouble(candidate.toString()) == d) {
+                shortest = candidate.toString();
+                break;
+            }
+        }
+        assertThat(fp(Map.of("v", d))).as("%s as %s", d, shortest).isEqualTo(fp("{\"v\":" + shortest + "}"));
     }
 
     private byte[] fp(Object request) {
@@ -205,8 +264,7 @@ class FingerprintProperties {
     private static Object mutateLeaf(Object v) {
         if (v instanceof BigDecimal) {
             BigDecimal n = (BigDecimal) v;
-            // Integers stay integers (exact at any size); decimals (at most 15 digits) move by one
-            // unit in their last place, which a double still tells apart.
+            // One unit in the last place: numbers compare by exact value, at any precision.
             return n.stripTrailingZeros().scale() <= 0 ? n.add(BigDecimal.ONE)
                     : n.add(BigDecimal.ONE.movePointLeft(n.stripTrailingZeros().scale()));
         }

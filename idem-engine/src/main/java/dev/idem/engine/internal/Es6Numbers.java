@@ -4,22 +4,21 @@ import com.fasterxml.jackson.core.io.schubfach.DoubleToDecimal;
 import dev.idem.api.InvalidRequestException;
 
 /**
- * Number canonicalization. RFC 8785 prints every number as the ECMAScript
- * Number.prototype.toString of the nearest IEEE-754 double. We follow it with one rule
- * added so that integers never collide with their rounded neighbours:
+ * Number canonicalization by exact decimal value. A JSON number literal denotes an exact
+ * decimal; two literals are the same number exactly when their decimals are equal, so
+ * {@code 1}, {@code 1.0}, {@code 1e0} and {@code 10E-1} are one number and
+ * {@code 1.000000000000000001} is another. The canonical text is the literal's significant
+ * digits (no leading or trailing zeros) in the ECMAScript Number::toString layout (plain up
+ * to 21 integer digits, {@code 0.000ddd} down to 1e-6, otherwise {@code d.ddde+x}).
  *
- * <ul>
- *   <li>An integer-valued number (whatever its spelling: {@code 10}, {@code 10.0},
- *       {@code 1e1}) is printed exactly, digit for digit, in the ECMAScript layout. For
- *       integers up to 2^53 this is byte-identical to RFC 8785; beyond it (64-bit ids,
- *       amounts in minor units) no precision is lost, so {@code 9007199254740993} and
- *       {@code 9007199254740992} stay different.</li>
- *   <li>Any other number is converted to the nearest double and printed as RFC 8785 says,
- *       with the shortest round-trip digits (Schubfach, since JDK 17's Double.toString is
- *       not always shortest). Non-integers beyond double precision therefore compare as
- *       doubles; send such values as strings.</li>
- * </ul>
- * A non-integer that overflows a double is rejected.
+ * <p>That layout is the one RFC 8785 uses for doubles, and it is applied to the literal's own
+ * digits, never to a double nearest to them. So wherever the literal is the shortest
+ * round-trip form of a double (every number an ECMAScript or Jackson serializer writes) the
+ * output is byte-exact RFC 8785; for any other literal (more digits than the nearest double
+ * keeps, such as {@code 333333333.33333329} or {@code 9007199254740993.5}) RFC 8785 would
+ * print the nearest double and make distinct amounts collide, and we print the exact digits
+ * instead. The mapping is one-to-one on exact values, and the output is its own canonical
+ * form. No number is rejected for its magnitude; an exponent of ten digits or more is.
  */
 final class Es6Numbers {
     private Es6Numbers() {
@@ -80,22 +79,21 @@ final class Es6Numbers {
         while (digits.charAt(trail - 1) == '0') {
             trail--;
         }
-        String significant = digits.substring(lead, trail);
-        // value = 0.significant x 10^point
-        long point = intDigits - lead + exponent;
-        int k = significant.length();
-        if (point >= k) {
-            if (negative) {
-                out.write('-');
-            }
-            layout(significant, point, out);
-            return;
+        if (negative) {
+            out.write('-');
         }
-        double d = Double.parseDouble(text);
-        if (Double.isInfinite(d)) {
-            throw new InvalidRequestException("request JSON number out of the range of a double: " + abbreviate(text));
-        }
+        // value = 0.significant x 10^point, exactly
+        layout(digits.substring(lead, trail), intDigits - lead + exponent, out);
+    }
+
+    /**
+     * The canonical text of a finite double: the RFC 8785 form (ECMAScript shortest
+     * round-trip digits), which is also its canonical form as a literal.
+     */
+    static String doubleToString(double d) {
+        ByteSink out = new ByteSink(32);
         writeDouble(d, out);
+        return new String(out.array(), 0, out.size(), java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     /** Appends the RFC 8785 form of a finite double. */

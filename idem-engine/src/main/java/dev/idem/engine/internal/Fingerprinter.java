@@ -9,9 +9,13 @@ import java.security.NoSuchAlgorithmException;
 
 /**
  * SHA-256 over the operation and the canonical request. Requests may be JSON text
- * ({@code String}), raw bytes ({@code byte[]}, hashed as they are, under a different domain
+ * ({@code String}, its size counted in UTF-8 bytes), raw bytes ({@code byte[]}, hashed as they are, under a different domain
  * tag so they never equal a JSON request), or anything the ObjectMapper can write (POJOs,
- * Maps, JsonNode), which is written and then canonicalized like text.
+ * Maps, JsonNode), which is written and then canonicalized like text. Doubles in such
+ * objects are written in their shortest round-trip form (so a {@code double} field equals
+ * the same number sent as text), and NaN or an infinity is refused with the same
+ * {@link InvalidRequestException} as a {@code NaN} in JSON text, rather than written as a
+ * string as Jackson does by default.
  */
 public final class Fingerprinter {
     private static final byte[] DOMAIN = "idem-fingerprint/v1\0".getBytes(StandardCharsets.US_ASCII);
@@ -41,14 +45,17 @@ public final class Fingerprinter {
             sha.update(raw);
         } else if (request instanceof String) {
             String text = (String) request;
-            checkSize(text.length());
+            checkSize(utf8Length(text));
             sha.update((byte) 'J');
             JsonCanonicalizer.digest(text, pointers, sha);
         } else {
             byte[] json;
             try {
-                json = mapper.writeValueAsBytes(request);
+                json = ExactJsonWriter.write(mapper, request);
+            } catch (ExactJsonWriter.NonFiniteNumberException e) {
+                throw e.toInvalidRequest();
             } catch (JsonProcessingException e) {
+                ExactJsonWriter.rethrowNonFinite(e);
                 throw new InvalidRequestException(
                         "request of type " + request.getClass().getName() + " cannot be written as JSON: "
                                 + e.getOriginalMessage(), false, e);
@@ -60,7 +67,27 @@ public final class Fingerprinter {
         return sha.digest();
     }
 
-    private void checkSize(int size) {
+    // The limit is in bytes; a String's length counts UTF-16 units, up to three times fewer.
+    static long utf8Length(String s) {
+        int n = s.length();
+        long bytes = n;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80) {
+                if (c < 0x800) {
+                    bytes += 1;
+                } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    bytes += 2;
+                    i++;
+                } else {
+                    bytes += 2;
+                }
+            }
+        }
+        return bytes;
+    }
+
+    private void checkSize(long size) {
         if (size > maxRequestBytes) {
             throw new InvalidRequestException(
                     "request is " + size + " bytes; the limit is " + maxRequestBytes, true, null);

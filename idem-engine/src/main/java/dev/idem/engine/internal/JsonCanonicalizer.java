@@ -2,18 +2,26 @@ package dev.idem.engine.internal;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.idem.api.InvalidRequestException;
 import java.io.IOException;
+import java.security.MessageDigest;
+import java.util.Arrays;
 
 /**
- * Streams strict JSON into its RFC 8785 canonical form (see {@link Es6Numbers} for the
- * number rule). Strict means: one value and nothing after it, no duplicate member names,
- * no lone surrogates (escaped or not), no NaN or Infinity, no comments or other
- * extensions. Members matched by a {@link PointerSet} are left out.
+ * Streams strict JSON into its canonical form: RFC 8785 layout, with numbers by exact
+ * decimal value (see {@link Es6Numbers}). Strict means: one value and nothing after it, no
+ * duplicate member names, no lone surrogates (escaped or not), no NaN or Infinity, no
+ * comments or other extensions. Members matched by a {@link PointerSet} are left out.
+ *
+ * <p>The work is linear in the size of the input whatever its depth: one streaming pass
+ * writes every scalar and member name once, in input order, into a scratch buffer and
+ * records the tree as index arrays (each object's members sorted when it closes); a
+ * second pass walks the tree in canonical order and copies each scalar once. Neither
+ * pass recurses, so depth costs neither time nor stack.
  */
 public final class JsonCanonicalizer {
     private static final JsonFactory STRICT = JsonFactory.builder()
@@ -23,46 +31,54 @@ public final class JsonCanonicalizer {
     private JsonCanonicalizer() {
     }
 
-    /** Canonicalizes UTF-8 JSON. */
+    /**
+     * Canonicalizes UTF-8 JSON.
+     *
+     * @param json the UTF-8 JSON text
+     * @param excluded members and elements to leave out
+     * @return the canonical UTF-8 bytes
+     */
     public static byte[] canonicalize(byte[] json, PointerSet excluded) {
         return canonicalizeInto(json, excluded).toByteArray();
     }
 
-    /** Canonicalizes JSON text. */
+    /**
+     * Canonicalizes JSON text.
+     *
+     * @param json the JSON text
+     * @param excluded members and elements to leave out
+     * @return the canonical UTF-8 bytes
+     */
     public static byte[] canonicalize(String json, PointerSet excluded) {
         return canonicalizeInto(json, excluded).toByteArray();
     }
 
     /** Canonicalizes UTF-8 JSON straight into {@code digest}, without copying the result out. */
-    static void digest(byte[] json, PointerSet excluded, java.security.MessageDigest digest) {
+    static void digest(byte[] json, PointerSet excluded, MessageDigest digest) {
         ByteSink out = canonicalizeInto(json, excluded);
         digest.update(out.array(), 0, out.size());
     }
 
     /** Canonicalizes JSON text straight into {@code digest}. */
-    static void digest(String json, PointerSet excluded, java.security.MessageDigest digest) {
+    static void digest(String json, PointerSet excluded, MessageDigest digest) {
         ByteSink out = canonicalizeInto(json, excluded);
         digest.update(out.array(), 0, out.size());
     }
 
     private static ByteSink canonicalizeInto(byte[] json, PointerSet excluded) {
-        ByteSink out = new ByteSink(json.length);
         try (JsonParser p = STRICT.createParser(json)) {
-            write(p, excluded, out);
+            return new Tape(json.length, excluded).read(p);
         } catch (IOException e) {
             throw invalid(e);
         }
-        return out;
     }
 
     private static ByteSink canonicalizeInto(String json, PointerSet excluded) {
-        ByteSink out = new ByteSink(json.length());
         try (JsonParser p = STRICT.createParser(json)) {
-            write(p, excluded, out);
+            return new Tape(json.length(), excluded).read(p);
         } catch (IOException e) {
             throw invalid(e);
         }
-        return out;
     }
 
     private static InvalidRequestException invalid(IOException e) {
@@ -75,139 +91,320 @@ public final class JsonCanonicalizer {
         return new InvalidRequestException("malformed request JSON: " + msg, false, e);
     }
 
-    private static void write(JsonParser p, PointerSet excluded, ByteSink out) throws IOException {
-        JsonToken t = p.nextToken();
-        if (t == null) {
-            throw new InvalidRequestException("request JSON is empty");
-        }
-        writeValue(p, t, excluded.isEmpty() ? null : excluded, out);
-        JsonToken after = p.nextToken();
-        if (after != null) {
-            throw new InvalidRequestException("malformed request JSON: content after the first value");
-        }
-    }
+    /**
+     * The document as flat arrays. A node is a scalar (a byte range of {@link #bytes}) or a
+     * container (a range of {@link #kids}). An array's kids are node ids; an object's are
+     * triples (name start, name end, value node) in canonical member order.
+     */
+    private static final class Tape {
+        private static final byte SCALAR = 0;
+        private static final byte ARRAY = 1;
+        private static final byte OBJECT = 2;
 
-    private static void writeValue(JsonParser p, JsonToken t, PointerSet pointers, ByteSink out) throws IOException {
-        switch (t) {
-            case START_OBJECT:
-                writeObject(p, pointers, out);
-                break;
-            case START_ARRAY:
-                writeArray(p, pointers, out);
-                break;
-            case VALUE_STRING:
-                writeString(p.getTextCharacters(), p.getTextOffset(), p.getTextLength(), out);
-                break;
-            case VALUE_NUMBER_INT:
-                writeInteger(p, out);
-                break;
-            case VALUE_NUMBER_FLOAT:
-                Es6Numbers.write(p.getText(), out);
-                break;
-            case VALUE_TRUE:
-                out.writeAscii("true");
-                break;
-            case VALUE_FALSE:
-                out.writeAscii("false");
-                break;
-            case VALUE_NULL:
-                out.writeAscii("null");
-                break;
-            default:
-                throw new InvalidRequestException("malformed request JSON: unexpected " + t);
-        }
-    }
+        private final ByteSink bytes;
+        private final PointerSet excluded;
 
-    // Jackson has already checked the integer grammar (no leading zeros, no '+'), so an
-    // integer of up to 21 digits is its own canonical form, except for minus zero; longer
-    // ones take the exponent layout.
-    private static void writeInteger(JsonParser p, ByteSink out) throws IOException {
-        char[] chars = p.getTextCharacters();
-        int off = p.getTextOffset();
-        int len = p.getTextLength();
-        if (len == 2 && chars[off] == '-' && chars[off + 1] == '0') {
-            out.write('0');
-            return;
-        }
-        if (len - (chars[off] == '-' ? 1 : 0) > 21) {
-            Es6Numbers.write(new String(chars, off, len), out);
-            return;
-        }
-        for (int i = 0; i < len; i++) {
-            out.write(chars[off + i]);
-        }
-    }
+        private byte[] kind = new byte[16];
+        private int[] first = new int[16];
+        private int[] second = new int[16];
+        private int nodes;
 
-    private static void writeArray(JsonParser p, PointerSet pointers, ByteSink out) throws IOException {
-        out.write('[');
-        boolean first = true;
-        int index = 0;
-        JsonToken t;
-        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-            PointerSet child = pointers == null ? null : pointers.child(Integer.toString(index));
-            index++;
-            if (child != null && child.isTerminal()) {
-                p.skipChildren();
-                continue;
-            }
-            if (!first) {
-                out.write(',');
-            }
-            first = false;
-            writeValue(p, t, child, out);
-        }
-        out.write(']');
-    }
+        private int[] kids = new int[16];
+        private int kidCount;
 
-    // Members are written in input order into the sink, remembering where each value
-    // starts and ends; then the region is copied once and re-emitted in key order. One
-    // copy per object level instead of one array per member.
-    private static void writeObject(JsonParser p, PointerSet pointers, ByteSink out) throws IOException {
-        int base = out.size();
-        String[] names = new String[8];
-        int[] bounds = new int[16];
-        int count = 0;
-        JsonToken t;
-        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken valueToken = p.nextToken();
-            PointerSet child = pointers == null ? null : pointers.child(name);
-            if (child != null && child.isTerminal()) {
-                p.skipChildren();
-                continue;
-            }
-            if (count == names.length) {
-                names = java.util.Arrays.copyOf(names, count * 2);
-                bounds = java.util.Arrays.copyOf(bounds, count * 4);
-            }
-            names[count] = name;
-            bounds[2 * count] = out.size();
-            writeValue(p, valueToken, child, out);
-            bounds[2 * count + 1] = out.size();
-            count++;
+        // Finished children of the open containers, innermost last.
+        private int[] pendingNode = new int[16];
+        private int[] pendingNameStart = new int[16];
+        private int[] pendingNameEnd = new int[16];
+        private String[] pendingName = new String[16];
+        private int pending;
+
+        // Open containers, innermost last.
+        private byte[] frameKind = new byte[8];
+        private int[] framePendingBase = new int[8];
+        private int[] frameIndex = new int[8];
+        private PointerSet[] framePointers = new PointerSet[8];
+        private String[] frameName = new String[8];
+        private int[] frameNameStart = new int[8];
+        private int[] frameNameEnd = new int[8];
+        private int frames;
+
+        Tape(int inputSize, PointerSet excluded) {
+            this.bytes = new ByteSink(inputSize);
+            this.excluded = excluded.isEmpty() ? null : excluded;
         }
-        if (t != JsonToken.END_OBJECT) {
-            throw new InvalidRequestException("malformed request JSON: unexpected " + t);
-        }
-        int[] order = sortedOrder(names, count);
-        byte[] values = java.util.Arrays.copyOfRange(out.array(), base, out.size());
-        out.truncate(base);
-        out.write('{');
-        for (int i = 0; i < count; i++) {
-            int m = order[i];
-            if (i > 0) {
-                out.write(',');
+
+        ByteSink read(JsonParser p) throws IOException {
+            JsonToken t = p.nextToken();
+            if (t == null) {
+                throw new InvalidRequestException("request JSON is empty");
             }
-            String name = names[m];
-            writeString(name.toCharArray(), 0, name.length(), out);
-            out.write(':');
-            out.write(values, bounds[2 * m] - base, bounds[2 * m + 1] - bounds[2 * m]);
+            int root = -1;
+            String name = null;
+            int nameStart = 0;
+            int nameEnd = 0;
+            PointerSet pointers = excluded;
+            while (true) {
+                if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
+                    int node = close();
+                    if (frames == 0) {
+                        root = node;
+                        break;
+                    }
+                    t = p.nextToken();
+                    continue;
+                }
+                if (frames > 0) {
+                    int f = frames - 1;
+                    PointerSet parent = framePointers[f];
+                    if (frameKind[f] == OBJECT) {
+                        if (t != JsonToken.FIELD_NAME) {
+                            throw new InvalidRequestException("malformed request JSON: unexpected " + t);
+                        }
+                        name = p.currentName();
+                        pointers = parent == null ? null : parent.child(name);
+                        t = p.nextToken();
+                        if (pointers != null && pointers.isTerminal()) {
+                            p.skipChildren();
+                            t = p.nextToken();
+                            continue;
+                        }
+                        nameStart = bytes.size();
+                        writeString(name.toCharArray(), 0, name.length());
+                        nameEnd = bytes.size();
+                    } else {
+                        name = null;
+                        int index = frameIndex[f]++;
+                        pointers = parent == null ? null : parent.child(Integer.toString(index));
+                        if (pointers != null && pointers.isTerminal()) {
+                            p.skipChildren();
+                            t = p.nextToken();
+                            continue;
+                        }
+                    }
+                }
+                if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+                    open(t == JsonToken.START_OBJECT ? OBJECT : ARRAY, pointers, name, nameStart, nameEnd);
+                    t = p.nextToken();
+                    continue;
+                }
+                int node = scalar(p, t);
+                if (frames == 0) {
+                    root = node;
+                    break;
+                }
+                push(node, name, nameStart, nameEnd);
+                t = p.nextToken();
+            }
+            if (p.nextToken() != null) {
+                throw new InvalidRequestException("malformed request JSON: content after the first value");
+            }
+            return emit(root);
         }
-        out.write('}');
+
+        private int scalar(JsonParser p, JsonToken t) throws IOException {
+            int start = bytes.size();
+            switch (t) {
+                case VALUE_STRING:
+                    writeString(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+                    break;
+                case VALUE_NUMBER_INT:
+                    writeInteger(p);
+                    break;
+                case VALUE_NUMBER_FLOAT:
+                    Es6Numbers.write(p.getText(), bytes);
+                    break;
+                case VALUE_TRUE:
+                    bytes.writeAscii("true");
+                    break;
+                case VALUE_FALSE:
+                    bytes.writeAscii("false");
+                    break;
+                case VALUE_NULL:
+                    bytes.writeAscii("null");
+                    break;
+                default:
+                    throw new InvalidRequestException("malformed request JSON: unexpected " + t);
+            }
+            return node(SCALAR, start, bytes.size());
+        }
+
+        // Jackson has already checked the integer grammar (no leading zeros, no '+'), so an
+        // integer of up to 21 digits is its own canonical form, except for minus zero.
+        private void writeInteger(JsonParser p) throws IOException {
+            char[] chars = p.getTextCharacters();
+            int off = p.getTextOffset();
+            int len = p.getTextLength();
+            if (len == 2 && chars[off] == '-' && chars[off + 1] == '0') {
+                bytes.write('0');
+                return;
+            }
+            if (len - (chars[off] == '-' ? 1 : 0) > 21) {
+                Es6Numbers.write(new String(chars, off, len), bytes);
+                return;
+            }
+            for (int i = 0; i < len; i++) {
+                bytes.write(chars[off + i]);
+            }
+        }
+
+        private void writeString(char[] chars, int off, int len) {
+            bytes.write('"');
+            int lone = bytes.writeJsonStringBody(chars, off, len);
+            if (lone >= 0) {
+                throw new InvalidRequestException(
+                        "request JSON has a lone surrogate at index " + lone + " of a string");
+            }
+            bytes.write('"');
+        }
+
+        private int node(byte k, int a, int b) {
+            if (nodes == kind.length) {
+                kind = Arrays.copyOf(kind, nodes * 2);
+                first = Arrays.copyOf(first, nodes * 2);
+                second = Arrays.copyOf(second, nodes * 2);
+            }
+            kind[nodes] = k;
+            first[nodes] = a;
+            second[nodes] = b;
+            return nodes++;
+        }
+
+        private void push(int node, String name, int nameStart, int nameEnd) {
+            if (pending == pendingNode.length) {
+                int n = pending * 2;
+                pendingNode = Arrays.copyOf(pendingNode, n);
+                pendingNameStart = Arrays.copyOf(pendingNameStart, n);
+                pendingNameEnd = Arrays.copyOf(pendingNameEnd, n);
+                pendingName = Arrays.copyOf(pendingName, n);
+            }
+            pendingNode[pending] = node;
+            pendingName[pending] = name;
+            pendingNameStart[pending] = nameStart;
+            pendingNameEnd[pending] = nameEnd;
+            pending++;
+        }
+
+        private void open(byte k, PointerSet pointers, String name, int nameStart, int nameEnd) {
+            if (frames == frameKind.length) {
+                int n = frames * 2;
+                frameKind = Arrays.copyOf(frameKind, n);
+                framePendingBase = Arrays.copyOf(framePendingBase, n);
+                frameIndex = Arrays.copyOf(frameIndex, n);
+                framePointers = Arrays.copyOf(framePointers, n);
+                frameName = Arrays.copyOf(frameName, n);
+                frameNameStart = Arrays.copyOf(frameNameStart, n);
+                frameNameEnd = Arrays.copyOf(frameNameEnd, n);
+            }
+            frameKind[frames] = k;
+            framePendingBase[frames] = pending;
+            frameIndex[frames] = 0;
+            framePointers[frames] = pointers;
+            frameName[frames] = name;
+            frameNameStart[frames] = nameStart;
+            frameNameEnd[frames] = nameEnd;
+            frames++;
+        }
+
+        // Moves the finished children of the innermost container into kids (sorted, for an
+        // object) and hands the container to its parent as a finished child.
+        private int close() {
+            int f = --frames;
+            int base = framePendingBase[f];
+            int count = pending - base;
+            int start = kidCount;
+            if (frameKind[f] == ARRAY) {
+                ensureKids(count);
+                System.arraycopy(pendingNode, base, kids, kidCount, count);
+                kidCount += count;
+            } else {
+                ensureKids(3 * count);
+                int[] order = sortedOrder(pendingName, base, count);
+                for (int i = 0; i < count; i++) {
+                    int m = base + order[i];
+                    kids[kidCount++] = pendingNameStart[m];
+                    kids[kidCount++] = pendingNameEnd[m];
+                    kids[kidCount++] = pendingNode[m];
+                }
+            }
+            Arrays.fill(pendingName, base, pending, null);
+            pending = base;
+            int node = node(frameKind[f], start, count);
+            if (frames > 0) {
+                push(node, frameName[f], frameNameStart[f], frameNameEnd[f]);
+            }
+            framePointers[f] = null;
+            frameName[f] = null;
+            return node;
+        }
+
+        private void ensureKids(int extra) {
+            if (kidCount + extra > kids.length) {
+                kids = Arrays.copyOf(kids, Math.max(kids.length * 2, kidCount + extra));
+            }
+        }
+
+        // Walks the tree in canonical order with an explicit stack: pos is the next child to
+        // write, -1 before the opening bracket.
+        private ByteSink emit(int root) {
+            ByteSink out = new ByteSink(bytes.size() + 2 * nodes);
+            byte[] src = bytes.array();
+            int[] stackNode = new int[16];
+            int[] stackPos = new int[16];
+            int sp = 0;
+            stackNode[0] = root;
+            stackPos[0] = -1;
+            sp = 1;
+            while (sp > 0) {
+                int top = sp - 1;
+                int node = stackNode[top];
+                byte k = kind[node];
+                if (k == SCALAR) {
+                    out.write(src, first[node], second[node] - first[node]);
+                    sp--;
+                    continue;
+                }
+                int pos = stackPos[top];
+                if (pos < 0) {
+                    out.write(k == OBJECT ? '{' : '[');
+                    pos = 0;
+                }
+                if (pos == second[node]) {
+                    out.write(k == OBJECT ? '}' : ']');
+                    sp--;
+                    continue;
+                }
+                if (pos > 0) {
+                    out.write(',');
+                }
+                int child;
+                if (k == OBJECT) {
+                    int at = first[node] + 3 * pos;
+                    out.write(src, kids[at], kids[at + 1] - kids[at]);
+                    out.write(':');
+                    child = kids[at + 2];
+                } else {
+                    child = kids[first[node] + pos];
+                }
+                stackPos[top] = pos + 1;
+                if (kind[child] == SCALAR) {
+                    out.write(src, first[child], second[child] - first[child]);
+                    continue;
+                }
+                if (sp == stackNode.length) {
+                    stackNode = Arrays.copyOf(stackNode, sp * 2);
+                    stackPos = Arrays.copyOf(stackPos, sp * 2);
+                }
+                stackNode[sp] = child;
+                stackPos[sp] = -1;
+                sp++;
+            }
+            return out;
+        }
     }
 
     // RFC 8785 section 3.2.3: UTF-16 code unit order, which is String.compareTo.
-    private static int[] sortedOrder(String[] names, int count) {
+    private static int[] sortedOrder(String[] names, int base, int count) {
         int[] order = new int[count];
         for (int i = 0; i < count; i++) {
             order[i] = i;
@@ -216,7 +413,7 @@ public final class JsonCanonicalizer {
             for (int i = 1; i < count; i++) {
                 int m = order[i];
                 int j = i - 1;
-                while (j >= 0 && names[order[j]].compareTo(names[m]) > 0) {
+                while (j >= 0 && names[base + order[j]].compareTo(names[base + m]) > 0) {
                     order[j + 1] = order[j];
                     j--;
                 }
@@ -228,20 +425,10 @@ public final class JsonCanonicalizer {
         for (int i = 0; i < count; i++) {
             boxed[i] = i;
         }
-        java.util.Arrays.sort(boxed, (a, b) -> names[a].compareTo(names[b]));
+        Arrays.sort(boxed, (a, b) -> names[base + a].compareTo(names[base + b]));
         for (int i = 0; i < count; i++) {
             order[i] = boxed[i];
         }
         return order;
     }
-
-    private static void writeString(char[] chars, int off, int len, ByteSink out) {
-        out.write('"');
-        int lone = out.writeJsonStringBody(chars, off, len);
-        if (lone >= 0) {
-            throw new InvalidRequestException("request JSON has a lone surrogate at index " + lone + " of a string");
-        }
-        out.write('"');
-    }
-
 }
