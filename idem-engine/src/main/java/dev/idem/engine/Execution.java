@@ -258,7 +258,8 @@ final class Execution<T> {
     private RuntimeException failed(Exception e, long token, int attempt) {
         FailureDecision decision;
         try {
-            decision = engine.classifier.classify(e);
+            FailureDecision settled = StepContext.settledFailure(e);
+            decision = settled != null ? settled : engine.classifier.classify(e);
         } catch (RuntimeException classifierFailure) {
             LOG.log(Level.WARNING, "failure classifier threw; treating the failure as transient", classifierFailure);
             decision = FailureDecision.transientFailure();
@@ -373,12 +374,13 @@ final class Execution<T> {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(sha.digest());
     }
 
-    private final class Context implements ExecutionContext {
+    private final class Context extends StepContext {
         private final StoredRecord claim;
         private volatile Instant leaseDeadline;
         private String downstream;
 
         Context(StoredRecord claim) {
+            super(engine, key, claim, lease);
             this.claim = claim;
             this.leaseDeadline = claim.leaseExpiresAt();
         }

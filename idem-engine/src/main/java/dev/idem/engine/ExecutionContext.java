@@ -1,10 +1,31 @@
 package dev.idem.engine;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import dev.idem.api.IdempotencyKey;
 import java.time.Duration;
 import java.time.Instant;
 
-/** What the work knows about the execution it is part of. */
+/**
+ * What the work knows about the execution it is part of, and the steps it may split into.
+ *
+ * <h2>Steps</h2>
+ * Work of several effects (reserve stock, charge, ship) can run each as a named step:
+ * {@code ctx.step("charge", Charge.class, () -> psp.charge(ctx.downstreamKey("charge"), order))}.
+ * When a step finishes, its result is journaled in the key's record, fenced by this
+ * execution's token, before the step returns. A worker that later claims the key (a takeover
+ * after a crash, or a retry after a transient failure, with the same request) gets the
+ * journal: its finished steps return their journaled results without running, and the
+ * first unfinished step and the rest run. The work's final result is stored as for any work.
+ *
+ * <p>Rules: steps run one after another in the work's thread; a step name is used once per
+ * execution; the work must start the same steps in the same order on every attempt (the
+ * journal is matched by position and name, a mismatch is a {@link StepMismatchException}),
+ * so steps may depend on the request and on earlier steps' results, not on time or chance.
+ * A step that was interrupted mid-way (its worker died before the journal write) runs again:
+ * pass {@link #downstreamKey(String)} to the external system it calls so that it
+ * deduplicates the repeat. A result that cannot be journaled fails the key finally
+ * ({@link StepNotJournaledException}).
+ */
 public interface ExecutionContext {
 
     /** The key being executed. */
@@ -36,4 +57,58 @@ public interface ExecutionContext {
      * @throws dev.idem.api.LeaseLostException if another worker already took over
      */
     Instant extendLease(Duration lease);
+
+    /**
+     * Runs a step with a result once per key: on an attempt that finds it in the key's
+     * journal, returns the journaled result without running {@code action}; otherwise runs it
+     * and journals its result before returning it.
+     *
+     * @param <R> the result type
+     * @param name the step's name, unique within the work (at most 200 bytes in UTF-8)
+     * @param type what a journaled result is decoded as
+     * @param action the step's body
+     * @return the step's result, or the journaled one (equal to it after a JSON round trip)
+     * @throws StepMismatchException if the name was already used in this execution, or the
+     *     journal recorded another step at this position, or its result cannot be read as {@code type}
+     * @throws dev.idem.api.LeaseLostException if another worker took the key over; the step's
+     *     result is not journaled and no later step of this execution runs
+     * @throws StepNotJournaledException if the step ran but its result cannot be journaled
+     * @throws Exception whatever {@code action} throws; nothing is journaled then, and the
+     *     work may catch it and start the step again
+     */
+    <R> R step(String name, Class<R> type, StepAction<? extends R> action) throws Exception;
+
+    /**
+     * Like {@link #step(String, Class, StepAction)} for a generic result type.
+     *
+     * @param <R> the result type
+     * @param name the step's name, unique within the work
+     * @param type what a journaled result is decoded as
+     * @param action the step's body
+     * @return the step's result, or the journaled one
+     * @throws Exception as {@link #step(String, Class, StepAction)}
+     */
+    <R> R step(String name, TypeReference<R> type, StepAction<? extends R> action) throws Exception;
+
+    /**
+     * Runs a step with no result once per key: skipped on an attempt that finds it finished
+     * in the key's journal; otherwise run, then journaled as finished before returning.
+     *
+     * @param name the step's name, unique within the work
+     * @param action the step's body
+     * @throws Exception as {@link #step(String, Class, StepAction)}
+     */
+    void step(String name, VoidStepAction action) throws Exception;
+
+    /**
+     * A stable, opaque key for one step (URL-safe, 43 characters), derived from scope,
+     * operation, client key and {@code stepName}: the same on every attempt, distinct per
+     * step. Hand it to the downstream API the step calls, so a step that runs again after its
+     * worker died mid-step is deduplicated there. Any name is accepted; it need not be a step
+     * that has run.
+     *
+     * @param stepName the step's name (at most 200 bytes in UTF-8)
+     * @return the step's downstream key
+     */
+    String downstreamKey(String stepName);
 }
