@@ -3,6 +3,7 @@ package dev.idem.store.jdbc;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreProvider;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Properties;
 import org.jdbi.v3.core.Jdbi;
 
@@ -11,21 +12,27 @@ import org.jdbi.v3.core.Jdbi;
  * system properties, for applications that select the store by class path.
  *
  * <ul>
- *   <li>{@code idem.jdbc.url} (required): the JDBC URL; the driver must be on the class path;</li>
- *   <li>{@code idem.jdbc.user}, {@code idem.jdbc.password}: credentials, if any;</li>
- *   <li>{@code idem.jdbc.table}, {@code idem.jdbc.schema}: the table (default {@code idem_record});</li>
- *   <li>{@code idem.jdbc.dialect}: {@code postgresql}, {@code mysql} or {@code h2} to skip detection;</li>
- *   <li>{@code idem.jdbc.createTable}: {@code true} to create the table if it does not exist.</li>
+ *   <li>{@value #URL} (required): the JDBC URL; the driver must be on the class path;</li>
+ *   <li>{@code idem.store.jdbc.user}, {@code idem.store.jdbc.password}: credentials, if any;</li>
+ *   <li>{@code idem.store.jdbc.table}, {@code idem.store.jdbc.schema}: the table (default {@code idem_record});</li>
+ *   <li>{@code idem.store.jdbc.dialect}: {@code postgresql}, {@code mysql} or {@code h2} to skip detection;</li>
+ *   <li>{@code idem.store.jdbc.create-table}: {@code true} to create (or upgrade) the table;</li>
+ *   <li>{@code idem.store.jdbc.query-timeout}: a duration such as {@code 5s} (default 10 s);</li>
+ *   <li>{@code idem.store.jdbc.max-outcome-bytes}: the largest outcome (default 4 MiB).</li>
  * </ul>
+ * The names of earlier versions ({@code idem.jdbc.url}, {@code idem.jdbc.createTable}, ...)
+ * are still read when the new one is absent. The store judges time by the database clock,
+ * never the engine's clock: application nodes with skewed clocks cannot steal leases.
  *
- * Connections then come from {@link java.sql.DriverManager}, one per operation, without a
+ * <p>Connections come from {@link java.sql.DriverManager}, one per operation, without a
  * pool: good for small services and tests. Production services should build the store
  * with {@link JdbcIdempotencyStore#builder(javax.sql.DataSource)} over their pooled
  * DataSource and hand it to the engine explicitly.
  */
 public final class JdbcStoreProvider implements StoreProvider {
     /** The property naming the JDBC URL. */
-    public static final String URL = "idem.jdbc.url";
+    public static final String URL = "idem.store.jdbc.url";
+    private static final String PREFIX = "idem.store.jdbc.";
 
     /** Public no-argument constructor for ServiceLoader. */
     public JdbcStoreProvider() {
@@ -38,28 +45,58 @@ public final class JdbcStoreProvider implements StoreProvider {
 
     @Override
     public IdempotencyStore create(Context context) {
-        String url = context.property(URL).orElseThrow(() -> new IllegalStateException(
+        String url = property(context, "url", "url").orElseThrow(() -> new IllegalStateException(
                 "the jdbc idempotency store needs a JDBC URL: set the property " + URL
-                        + " (and idem.jdbc.user / idem.jdbc.password), or build JdbcIdempotencyStore explicitly"));
+                        + " (and idem.store.jdbc.user / idem.store.jdbc.password), or build JdbcIdempotencyStore"
+                        + " explicitly"));
         Properties props = new Properties();
-        context.property("idem.jdbc.user").ifPresent(u -> props.setProperty("user", u));
-        context.property("idem.jdbc.password").ifPresent(p -> props.setProperty("password", p));
+        property(context, "user", "user").ifPresent(u -> props.setProperty("user", u));
+        property(context, "password", "password").ifPresent(p -> props.setProperty("password", p));
         JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(Jdbi.create(url, props));
-        context.property("idem.jdbc.table").ifPresent(b::tableName);
-        context.property("idem.jdbc.schema").ifPresent(b::schema);
-        context.property("idem.jdbc.dialect").ifPresent(d -> b.dialect(parseDialect(d)));
+        property(context, "table", "table").ifPresent(b::tableName);
+        property(context, "schema", "schema").ifPresent(b::schema);
+        property(context, "dialect", "dialect").ifPresent(d -> b.dialect(parseDialect(d)));
+        context.duration(PREFIX + "query-timeout").ifPresent(b::queryTimeout);
+        property(context, "max-outcome-bytes", "maxOutcomeBytes")
+                .ifPresent(v -> b.maxOutcomeBytes(parseInt(PREFIX + "max-outcome-bytes", v)));
         JdbcIdempotencyStore store = b.build();
-        if (context.property("idem.jdbc.createTable").map(Boolean::parseBoolean).orElse(false)) {
+        if (property(context, "create-table", "createTable").map(v -> parseBoolean(PREFIX + "create-table", v))
+                .orElse(false)) {
             store.createTableIfNotExists();
         }
         return store;
+    }
+
+    // The kebab-case name, else the name of earlier versions (idem.jdbc.<camelCase>).
+    private static Optional<String> property(Context context, String name, String legacy) {
+        Optional<String> v = context.property(PREFIX + name);
+        return v.isPresent() ? v : context.property("idem.jdbc." + legacy);
     }
 
     private static JdbcDialect parseDialect(String value) {
         try {
             return JdbcDialect.valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("idem.jdbc.dialect must be postgresql, mysql or h2 but was '" + value + "'", e);
+            throw new IllegalStateException(PREFIX + "dialect must be postgresql, mysql or h2 but was '" + value + "'",
+                    e);
+        }
+    }
+
+    private static boolean parseBoolean(String name, String v) {
+        if ("true".equalsIgnoreCase(v.trim())) {
+            return true;
+        }
+        if ("false".equalsIgnoreCase(v.trim())) {
+            return false;
+        }
+        throw new IllegalStateException(name + " must be true or false but was '" + v + "'");
+    }
+
+    private static int parseInt(String name, String v) {
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(name + " must be a whole number of bytes but was '" + v + "'", e);
         }
     }
 }

@@ -44,6 +44,21 @@ enum Backend {
         }
     }
 
+    /** The JDBC URL of {@link #dataSource()}, for {@link JdbcStoreProvider}. */
+    String url() {
+        DataSource ds = dataSource();
+        return ds instanceof HikariDataSource ? ((HikariDataSource) ds).getJdbcUrl() : ((JdbcDataSource) ds).getURL();
+    }
+
+    /** The database user of {@link #url()}. */
+    String user() {
+        switch (this) {
+            case POSTGRES: return "postgres";
+            case MARIADB: return "root";
+            default: return "sa";
+        }
+    }
+
     /** A store on the default table (created once per backend). */
     JdbcIdempotencyStore store() {
         return JdbcIdempotencyStore.builder(dataSource()).build();

@@ -8,10 +8,4 @@ class H2StoreProperties extends IdempotencyStoreProperties {
     protected StoreFixture createFixture() {
         return new DbFixture(Backend.H2);
     }
-
-    // Every lapse really sleeps on the database clock.
-    @Override
-    protected int maxClockAdvancesPerScript() {
-        return 1;
-    }
 }

@@ -40,7 +40,7 @@ class JdbcStoreProviderTest {
     @Test
     void missingUrlNamesThePropertyToSet() {
         assertThatThrownBy(() -> new JdbcStoreProvider().create(context(Map.of())))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("idem.jdbc.url");
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("idem.store.jdbc.url");
     }
 
     @Test
@@ -51,8 +51,8 @@ class JdbcStoreProviderTest {
 
     @Test
     void engineWithoutAnExplicitStoreSelectsTheJdbcStoreFromProperties() {
-        IdempotencyEngine engine = IdempotencyEngine.builder().storeProperty("idem.jdbc.url", URL)
-                .storeProperty("idem.jdbc.table", "provider_records").storeProperty("idem.jdbc.createTable", "true")
+        IdempotencyEngine engine = IdempotencyEngine.builder().storeProperty("idem.store.jdbc.url", URL)
+                .storeProperty("idem.store.jdbc.table", "provider_records").storeProperty("idem.store.jdbc.create-table", "true")
                 .build();
         IdempotencyStore store = engine.store();
         assertThat(store).isInstanceOf(JdbcIdempotencyStore.class);

@@ -42,7 +42,8 @@ class MariaDbProcedureTest {
                 "SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()"
                         + " AND ROUTINE_NAME LIKE :prefix ORDER BY ROUTINE_NAME")
                 .bind("prefix", table + "\\_%").mapTo(String.class).list());
-        assertThat(routines).containsExactly(table + "_claim", table + "_extend");
+        assertThat(routines).containsExactly(table + "_claim", table + "_claim_v2", table + "_extend",
+                table + "_extend_v2");
 
         IdempotencyKey key = IdempotencyKey.of(scope, "op", "k");
         assertThat(store.claim(key, FP, 1L, Duration.ofSeconds(30), TTL).status())
@@ -67,7 +68,7 @@ class MariaDbProcedureTest {
         assertThatThrownBy(() -> store.claim(key, FP, 1L, Duration.ofSeconds(30), TTL))
                 .isInstanceOfSatisfying(StoreUnavailableException.class, e -> {
                     assertThat(e.retryable()).isFalse();
-                    assertThat(e.getMessage()).contains(table + "_claim").contains("procedure").contains("README");
+                    assertThat(e.getMessage()).contains(table + "_claim_v2").contains("procedure").contains("README");
                 });
         assertThat(store.find(key)).isEmpty();
     }

@@ -8,10 +8,4 @@ class MariaDbStoreProperties extends IdempotencyStoreProperties {
     protected StoreFixture createFixture() {
         return new DbFixture(Backend.MARIADB);
     }
-
-    // Every lapse really sleeps on the database clock.
-    @Override
-    protected int maxClockAdvancesPerScript() {
-        return 1;
-    }
 }

@@ -8,10 +8,4 @@ class PostgresStoreProperties extends IdempotencyStoreProperties {
     protected StoreFixture createFixture() {
         return new DbFixture(Backend.POSTGRES);
     }
-
-    // Every lapse really sleeps on the database clock.
-    @Override
-    protected int maxClockAdvancesPerScript() {
-        return 1;
-    }
 }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.RequestInProgressException;
 import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.StoreProvider;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
@@ -45,16 +47,46 @@ class ServerClockTest {
         assertThat(store.capabilities().serverClock()).isTrue();
     }
 
+    /**
+     * The control for the next test: a store that did judge leases by a JVM clock ten minutes
+     * ahead takes a live lease over, so the next test fails if the skewed node's clock reaches
+     * its store.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aStoreJudgingByAJvmClockTenMinutesAheadWouldTakeOverALiveLease(Backend backend) {
+        IdempotencyKey key = IdempotencyKey.of(scope, "pay", "control");
+        assertThat(backend.store().claim(key, new byte[] {1}, 1L, LEASE, Duration.ofHours(1)).claimed()).isTrue();
+        JdbcIdempotencyStore onSkewedClock = JdbcIdempotencyStore.builder(backend.otherDataSource())
+                .clock(Clock.offset(Clock.systemUTC(), SKEW)).build();
+        assertThat(onSkewedClock.claim(key, new byte[] {1}, 2L, LEASE, Duration.ofHours(1)).status())
+                .isEqualTo(ClaimResult.Status.TAKEN_OVER);
+    }
+
     @ParameterizedTest
     @EnumSource(Backend.class)
     void engineWithAJvmClockTenMinutesAheadCannotTakeOverALiveLease(Backend backend) throws Exception {
         JdbcIdempotencyStore honestStore = backend.store();
-        JdbcIdempotencyStore skewedStore = backend.otherStore();
+        // Everything the application side computes runs ten minutes ahead: far past the lease.
+        // Its store comes from the provider, as for an engine built without one, so the
+        // skewed clock is offered to the store (StoreProvider.Context.clock()) as well as
+        // used by the engine; only a store that ignores it for leases passes.
+        Clock skewedClock = Clock.offset(Clock.systemUTC(), SKEW);
+        IdempotencyStore skewedStore = new JdbcStoreProvider().create(new StoreProvider.Context() {
+            @Override
+            public Clock clock() {
+                return skewedClock;
+            }
+
+            @Override
+            public Map<String, String> properties() {
+                return Map.of(JdbcStoreProvider.URL, backend.url(), "idem.store.jdbc.user", backend.user());
+            }
+        });
         IdempotencyEngine honest = IdempotencyEngine.builder().store(honestStore).lease(LEASE)
                 .ttl(Duration.ofHours(1)).build();
-        // Everything the application side computes runs ten minutes ahead: far past the lease.
         IdempotencyEngine skewed = IdempotencyEngine.builder().store(skewedStore)
-                .clock(Clock.offset(Clock.systemUTC(), SKEW)).lease(LEASE).ttl(Duration.ofHours(1)).build();
+                .clock(skewedClock).lease(LEASE).ttl(Duration.ofHours(1)).build();
         IdempotencyKey key = IdempotencyKey.of(scope, "pay", "k");
         Map<String, Object> request = Map.of("amount", 10);
         CountDownLatch inWork = new CountDownLatch(1);
@@ -90,6 +122,7 @@ class ServerClockTest {
 
     private static long databaseMillis(Backend backend) {
         Sql sql = new Sql(backend.dialect, "unused");
-        return Jdbi.create(backend.dataSource()).withHandle(h -> h.createQuery(sql.selectNow).mapTo(Long.class).one());
+        return Jdbi.create(backend.dataSource())
+                .withHandle(h -> h.createQuery("SELECT " + sql.serverNow).mapTo(Long.class).one());
     }
 }

@@ -458,4 +458,177 @@ public abstract class IdempotencyStoreContract {
                     .isEqualTo("current");
         }
     }
+
+    // ---- SPI v2: creation time and the step journal (checkpoint) ----
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void v2ClaimOfAnAbsentKeyHasNoJournalAndIsCreatedAtTheClaim() {
+        ClaimResult r = claim(key("k1"), "a", token());
+        assertThat(r.record().journal()).isNull();
+        assertThat(r.record().createdAt()).isEqualTo(r.storeTime());
+        StoredRecord found = store.find(key("k1")).orElseThrow();
+        assertThat(found.createdAt()).isEqualTo(r.storeTime());
+        assertThat(found.journal()).isNull();
+    }
+
+    @Test
+    void v2CheckpointIsFencedByTheTokenAndChangesNothingElse() {
+        long t = token();
+        ClaimResult r = claim(key("k1"), "a", t);
+        assertThat(store.checkpoint(key("k1"), t + 1, bytes("stale"))).isFalse();
+        assertThat(store.find(key("k1")).orElseThrow().journal()).isNull();
+
+        assertThat(store.checkpoint(key("k1"), t, bytes("step1"))).isTrue();
+        StoredRecord after = store.find(key("k1")).orElseThrow();
+        assertThat(after.journal()).isEqualTo(bytes("step1"));
+        assertThat(after.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(after.fencingToken()).isEqualTo(t);
+        assertThat(after.attempt()).isEqualTo(1);
+        assertThat(after.createdAt()).isEqualTo(r.record().createdAt());
+        assertThat(after.leaseExpiresAt()).isEqualTo(r.record().leaseExpiresAt());
+        assertThat(after.expiresAt()).isEqualTo(r.record().expiresAt());
+
+        assertThat(store.checkpoint(key("k1"), t, bytes("step1+step2"))).isTrue();
+        assertThat(store.find(key("k1")).orElseThrow().journal()).isEqualTo(bytes("step1+step2"));
+        assertThat(store.checkpoint(key("nobody"), t, bytes("x"))).isFalse();
+        assertThat(store.find(key("nobody"))).isEmpty();
+    }
+
+    @Test
+    void v2RepeatedCheckpointWithTheSameTokenAndBytesSucceedsAgain() {
+        long t = token();
+        claim(key("k1"), "a", t);
+        byte[] journal = new byte[512];
+        for (int i = 0; i < journal.length; i++) {
+            journal[i] = (byte) i;
+        }
+        assertThat(store.checkpoint(key("k1"), t, journal)).isTrue();
+        assertThat(store.checkpoint(key("k1"), t, journal.clone())).isTrue();
+        assertThat(store.find(key("k1")).orElseThrow().journal()).isEqualTo(journal);
+    }
+
+    @Test
+    void v2TakeoverReturnsTheJournalAndCreationTimeAndTheStaleWorkerCannotCheckpoint() throws Exception {
+        long stale = token();
+        ClaimResult first = claim(key("k1"), "a", stale);
+        assertThat(store.checkpoint(key("k1"), stale, bytes("reserved"))).isTrue();
+        fixture.advance(fixture.lease().plus(fixture.slack()));
+        // A holder whose lease lapsed without a takeover still holds the only valid token.
+        assertThat(store.checkpoint(key("k1"), stale, bytes("reserved+charged"))).isTrue();
+
+        long fresh = token();
+        ClaimResult takeover = claim(key("k1"), "a", fresh);
+        assertThat(takeover.status()).isEqualTo(Status.TAKEN_OVER);
+        assertThat(takeover.record().journal()).isEqualTo(bytes("reserved+charged"));
+        assertThat(takeover.record().createdAt()).isEqualTo(first.record().createdAt());
+
+        assertThat(store.checkpoint(key("k1"), stale, bytes("stale"))).isFalse();
+        assertThat(store.find(key("k1")).orElseThrow().journal()).isEqualTo(bytes("reserved+charged"));
+        assertThat(store.checkpoint(key("k1"), fresh, bytes("reserved+charged+shipped"))).isTrue();
+        assertThat(store.find(key("k1")).orElseThrow().journal()).isEqualTo(bytes("reserved+charged+shipped"));
+    }
+
+    @Test
+    void v2ReleaseAndExtendKeepTheJournalAndAReclaimKeepsItOnlyForTheSameRequest() {
+        long t = token();
+        ClaimResult first = claim(key("same"), "a", t);
+        assertThat(store.checkpoint(key("same"), t, bytes("j"))).isTrue();
+        assertThat(store.extendLease(key("same"), t, fixture.lease().multipliedBy(2))).isPresent();
+        assertThat(store.find(key("same")).orElseThrow().journal()).isEqualTo(bytes("j"));
+        assertThat(store.release(key("same"), t)).isTrue();
+        StoredRecord released = store.find(key("same")).orElseThrow();
+        assertThat(released.state()).isEqualTo(RecordState.RELEASED);
+        assertThat(released.journal()).isEqualTo(bytes("j"));
+        assertThat(store.checkpoint(key("same"), t, bytes("after release"))).isFalse();
+        ClaimResult again = claim(key("same"), "a", token());
+        assertThat(again.status()).isEqualTo(Status.ACQUIRED);
+        assertThat(again.record().journal()).isEqualTo(bytes("j"));
+        assertThat(again.record().createdAt()).isEqualTo(first.record().createdAt());
+
+        long u = token();
+        ClaimResult other = claim(key("other"), "a", u);
+        assertThat(store.checkpoint(key("other"), u, bytes("j"))).isTrue();
+        assertThat(store.release(key("other"), u)).isTrue();
+        ClaimResult changed = claim(key("other"), "b", token());
+        assertThat(changed.status()).isEqualTo(Status.ACQUIRED);
+        assertThat(changed.record().journal()).isNull();
+        assertThat(changed.record().createdAt()).isEqualTo(other.record().createdAt());
+        assertThat(store.find(key("other")).orElseThrow().journal()).isNull();
+    }
+
+    @Test
+    void v2CompleteDropsTheJournalAndEndsCheckpoints() {
+        long t = token();
+        ClaimResult first = claim(key("k1"), "a", t);
+        assertThat(store.checkpoint(key("k1"), t, bytes("j"))).isTrue();
+        assertThat(store.complete(key("k1"), t, new byte[] {1}, fixture.ttl())).isTrue();
+        StoredRecord done = store.find(key("k1")).orElseThrow();
+        assertThat(done.journal()).isNull();
+        assertThat(done.createdAt()).isEqualTo(first.record().createdAt());
+        assertThat(store.checkpoint(key("k1"), t, bytes("late"))).isFalse();
+        ClaimResult replay = claim(key("k1"), "a", token());
+        assertThat(replay.record().journal()).isNull();
+        assertThat(replay.record().outcome()).containsExactly(1);
+    }
+
+    @Test
+    void v2AnExpiredRecordStartsANewLifeWithoutItsJournal() throws Exception {
+        long t = token();
+        ClaimResult first = claim(key("k1"), "a", t);
+        assertThat(store.checkpoint(key("k1"), t, bytes("j"))).isTrue();
+        fixture.advance(fixture.ttl().plus(fixture.slack()));
+        assertThat(store.checkpoint(key("k1"), t, bytes("expired"))).isFalse();
+        ClaimResult fresh = claim(key("k1"), "a", token());
+        assertThat(fresh.status()).isEqualTo(Status.ACQUIRED);
+        assertThat(fresh.record().attempt()).isEqualTo(1);
+        assertThat(fresh.record().journal()).isNull();
+        assertThat(fresh.record().createdAt()).isEqualTo(fresh.storeTime());
+        assertThat(fresh.record().createdAt()).isAfter(first.record().createdAt());
+    }
+
+    @Test
+    void v2AJournalOverTheLimitIsRefusedAndNothingIsStored() {
+        long t = token();
+        claim(key("k1"), "a", t);
+        assertThat(store.checkpoint(key("k1"), t, bytes("kept"))).isTrue();
+        int max = store.capabilities().maxOutcomeBytes();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.checkpoint(key("k1"), t, new byte[max + 1]))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(store.find(key("k1")).orElseThrow().journal()).isEqualTo(bytes("kept"));
+        byte[] large = new byte[fixture.largeOutcomeBytes()];
+        new Random(11).nextBytes(large);
+        assertThat(store.checkpoint(key("k1"), t, large)).isTrue();
+        assertThat(store.find(key("k1")).orElseThrow().journal()).isEqualTo(large);
+    }
+
+    @Test
+    void v2AStaleCheckpointRacingATakeoverIsEitherSeenByTheTakerOrRefused() throws Exception {
+        int keys = 6;
+        List<Long> stale = new ArrayList<>();
+        for (int k = 0; k < keys; k++) {
+            long t = token();
+            stale.add(t);
+            claim(key("ckpt" + k), "a", t);
+            assertThat(store.checkpoint(key("ckpt" + k), t, bytes("before"))).isTrue();
+        }
+        fixture.advance(fixture.lease().plus(fixture.slack()));
+        List<List<Object>> perKey = Races.run(2, keys, (thread, k) -> thread == 0
+                ? (Object) store.checkpoint(key("ckpt" + k), stale.get(k), bytes("stale"))
+                : fixture.otherStore().claim(key("ckpt" + k), fp("a"), token(), fixture.lease(), fixture.ttl()));
+        for (int k = 0; k < keys; k++) {
+            boolean checkpointed = perKey.get(k).stream().filter(o -> o instanceof Boolean).map(o -> (Boolean) o)
+                    .findFirst().orElseThrow();
+            ClaimResult takeover = perKey.get(k).stream().filter(o -> o instanceof ClaimResult)
+                    .map(o -> (ClaimResult) o).findFirst().orElseThrow();
+            assertThat(takeover.status()).isEqualTo(Status.TAKEN_OVER);
+            // Linearizable: a checkpoint that succeeded came before the takeover, which then carries it.
+            assertThat(takeover.record().journal()).isEqualTo(bytes(checkpointed ? "stale" : "before"));
+            assertThat(store.find(key("ckpt" + k)).orElseThrow().journal())
+                    .isEqualTo(bytes(checkpointed ? "stale" : "before"));
+        }
+    }
 }

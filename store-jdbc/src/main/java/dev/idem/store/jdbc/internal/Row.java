@@ -23,6 +23,10 @@ public final class Row {
     public final long expiresAt;
     /** The outcome, or null. */
     public final byte[] outcome;
+    /** The creation time in epoch ms; null on rows written before the column existed. */
+    public final Long createdAt;
+    /** The step journal, or null. */
+    public final byte[] journal;
     /** The database clock in epoch ms. */
     public final long now;
 
@@ -39,6 +43,9 @@ public final class Row {
         this.leaseUntil = rs.wasNull() ? null : lease;
         this.expiresAt = rs.getLong("expires_at");
         this.outcome = rs.getBytes("outcome");
+        long created = rs.getLong("created_at");
+        this.createdAt = rs.wasNull() ? null : created;
+        this.journal = rs.getBytes("journal");
         this.now = now;
     }
 
@@ -57,7 +64,10 @@ public final class Row {
         return expiresAt <= now;
     }
 
-    /** The snapshot the SPI hands out. */
+    /**
+     * The snapshot the SPI hands out. A row from before the {@code created_at} column (an
+     * upgraded table) reports its read time as its creation time: unknown, and never in the future.
+     */
     public StoredRecord toRecord(IdempotencyKey key) throws SQLException {
         RecordState rs;
         try {
@@ -70,6 +80,9 @@ public final class Row {
         }
         byte[] out = rs == RecordState.COMPLETED ? (outcome == null ? new byte[0] : outcome) : null;
         Instant lease = rs == RecordState.IN_PROGRESS ? Instant.ofEpochMilli(leaseUntil) : null;
-        return new StoredRecord(key, rs, fingerprint, token, attempt, lease, Instant.ofEpochMilli(expiresAt), out);
+        Instant created = Instant.ofEpochMilli(createdAt == null ? now : createdAt);
+        byte[] steps = rs == RecordState.COMPLETED ? null : journal;
+        return new StoredRecord(key, rs, fingerprint, token, attempt, created, lease, Instant.ofEpochMilli(expiresAt),
+                out, steps);
     }
 }

@@ -18,10 +18,15 @@ public final class Schema {
     public static final String SCRIPT = "V1__create_idem_record.sql";
     /** MySQL/MariaDB only: the claim and lease-extension procedures, applied after {@link #SCRIPT}. */
     public static final String MYSQL_PROCEDURES = "V2__create_idem_record_procedures.sql";
+    /** PostgreSQL and H2: creation time and step journal columns (SPI v2), applied after {@link #SCRIPT}. */
+    public static final String STEPS = "V2__idem_record_steps.sql";
+    /** MySQL/MariaDB: creation time, step journal and the v2 procedures, applied after {@link #MYSQL_PROCEDURES}. */
+    public static final String MYSQL_STEPS = "V3__idem_record_steps.sql";
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Pattern PROCEDURE_END = Pattern.compile("(?m)^END;[ \\t]*$");
     private static final Pattern PROCEDURE_HEAD = Pattern.compile("CREATE PROCEDURE ([A-Za-z0-9_.]+)\\(");
+    private static final Pattern ADD_COLUMN = Pattern.compile("ALTER TABLE ([A-Za-z0-9_.]+) ADD COLUMN (?!IF )([A-Za-z0-9_]+) ");
     private static final int MAX_TABLE = 48;
     private static final int MAX_SCHEMA = 63;
 
@@ -57,7 +62,7 @@ public final class Schema {
 
     /** The scripts of {@code dialect}, in the order they apply. */
     public static List<String> scripts(JdbcDialect dialect) {
-        return dialect == JdbcDialect.MYSQL ? List.of(SCRIPT, MYSQL_PROCEDURES) : List.of(SCRIPT);
+        return dialect == JdbcDialect.MYSQL ? List.of(SCRIPT, MYSQL_PROCEDURES, MYSQL_STEPS) : List.of(SCRIPT, STEPS);
     }
 
     /**
@@ -72,24 +77,44 @@ public final class Schema {
             String text = read(resource(dialect, script))
                     .replaceAll("(?m)^\\s*--.*$", "")
                     .replace(DEFAULT_TABLE + "_expires_idx", table + "_expires_idx")
-                    .replaceAll("\\b" + DEFAULT_TABLE + "_(claim|extend)\\b",
+                    .replaceAll("\\b" + DEFAULT_TABLE + "_((?:claim|extend)(?:_v2)?)\\b",
                             Matcher.quoteReplacement(qualified) + "_$1")
                     .replaceAll("\\b" + DEFAULT_TABLE + "\\b", Matcher.quoteReplacement(qualified));
-            if (text.contains("CREATE PROCEDURE")) {
-                for (String s : PROCEDURE_END.split(text)) {
-                    if (!s.isBlank()) {
-                        out.add(s.trim() + "\nEND");
-                    }
-                }
-            } else {
-                for (String s : text.split(";")) {
-                    if (!s.isBlank()) {
-                        out.add(s.trim());
-                    }
-                }
-            }
+            split(text, out);
         }
         return out;
+    }
+
+    // A CREATE PROCEDURE runs to the END; that starts a line; any other statement to its ';'.
+    private static void split(String text, List<String> out) {
+        String rest = text.strip();
+        while (!rest.isEmpty()) {
+            int end;
+            int length;
+            if (rest.startsWith("CREATE PROCEDURE")) {
+                Matcher m = PROCEDURE_END.matcher(rest);
+                if (!m.find()) {
+                    throw new IllegalStateException("procedure without an END; line: " + rest);
+                }
+                end = m.start();
+                length = m.end();
+                out.add(rest.substring(0, end).trim() + "\nEND");
+            } else {
+                end = rest.indexOf(';');
+                length = end < 0 ? rest.length() : end + 1;
+                out.add(rest.substring(0, end < 0 ? rest.length() : end).trim());
+            }
+            rest = rest.substring(length).strip();
+        }
+    }
+
+    /**
+     * The table and column of an {@code ALTER TABLE ... ADD COLUMN} without {@code IF NOT
+     * EXISTS} (MySQL has none), as written, or null for any other statement.
+     */
+    public static String[] addedColumn(String statement) {
+        Matcher m = ADD_COLUMN.matcher(statement);
+        return m.lookingAt() ? new String[] {m.group(1), m.group(2)} : null;
     }
 
     /**
