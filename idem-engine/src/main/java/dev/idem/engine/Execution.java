@@ -1,6 +1,7 @@
 package dev.idem.engine;
 
 import com.fasterxml.jackson.databind.JavaType;
+import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.KeyReusedException;
@@ -9,6 +10,7 @@ import dev.idem.api.ReplayedFailureException;
 import dev.idem.api.RequestInProgressException;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.engine.IdempotencyEvent.Type;
 import dev.idem.engine.internal.NearCache;
@@ -25,6 +27,7 @@ final class Execution<T> {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
     private static final Duration FIRST_POLL = Duration.ofMillis(10);
     private static final Duration MAX_POLL = Duration.ofMillis(500);
+    private static final int MAX_REASON = 300;
 
     /** The work, plain or completing itself. */
     interface Runner<T> {
@@ -87,6 +90,10 @@ final class Execution<T> {
         // The engine's own pair was checked at build time; only overrides need checking here.
         if ((options.lease() != null || options.ttl() != null) && lease.compareTo(ttl) >= 0) {
             throw new IllegalArgumentException("lease (" + lease + ") must be shorter than ttl (" + ttl + ")");
+        }
+        if ((options.inProgress() != null || options.ttl() != null) && policy.maxWait().compareTo(ttl) > 0) {
+            throw new IllegalArgumentException(
+                    "inProgress wait (" + policy.maxWait() + ") must not exceed ttl (" + ttl + ")");
         }
     }
 
@@ -162,16 +169,29 @@ final class Execution<T> {
         }
     }
 
-    @SuppressWarnings("unchecked")
     private Result<T> replay(byte[] outcome, int attempt, Instant createdAt) {
-        if (engine.codec.isFailure(outcome)) {
-            String[] failure = engine.codec.decodeFailure(outcome);
-            emit(Type.REPLAY, attempt, createdAt);
-            throw new ReplayedFailureException(key, failure[0], failure[1]);
+        switch (engine.codec.kind(outcome)) {
+            case FAILURE: {
+                String[] failure = engine.codec.decodeFailure(outcome);
+                emit(Type.REPLAY, attempt, createdAt);
+                throw new ReplayedFailureException(key, failure[0], failure[1]);
+            }
+            case NOT_STORED: {
+                String reason = engine.codec.decodeNotStored(outcome);
+                emit(Type.REPLAY, attempt, createdAt);
+                throw new OutcomeNotStoredException(key, reason, true, null);
+            }
+            default:
+                break;
         }
-        T value = (T) engine.codec.decodeSuccess(outcome, type);
+        T value = decode(outcome);
         emit(Type.REPLAY, attempt, createdAt);
         return new Result<>(value, true, true, attempt);
+    }
+
+    @SuppressWarnings("unchecked")
+    private T decode(byte[] outcome) {
+        return (T) engine.codec.decodeSuccess(outcome, type);
     }
 
     private Result<T> execute(StoredRecord mine, byte[] fingerprint) {
@@ -198,7 +218,7 @@ final class Execution<T> {
         } catch (LeaseLostException e) {
             if (!e.key().equals(key) || e.fencingToken() != token) {
                 // A nested call for another key (or another claim) lost its lease: a failure of this work.
-                throw failed(e, token, attempt);
+                throw failed(e, token, attempt, fingerprint);
             }
             emit(Type.LEASE_LOST, attempt);
             throw e;
@@ -206,34 +226,38 @@ final class Execution<T> {
             releaseAfter(e, token, attempt);
             throw e;
         } catch (Exception e) {
-            throw failed(e, token, attempt);
+            throw failed(e, token, attempt, fingerprint);
         }
         if (runner.completesItself()) {
-            emit(Type.FIRST_EXECUTION, attempt);
-            cacheCompleted(fingerprint, encoded[0], attempt);
-            return new Result<>(value, false, true, attempt);
+            return completedItself(value, token, attempt, fingerprint);
         }
+        // From here on the work has run: the key is never freed, whatever happens to its outcome.
         byte[] outcome;
         try {
             outcome = engine.codec.encodeSuccess(value);
         } catch (IdempotencyException e) {
-            releaseAfter(e, token, attempt);
-            throw e;
+            throw unstorable(token, attempt, fingerprint, "the result cannot be written as JSON: "
+                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
         }
         if (outcome.length > engine.maxOutcomeBytes) {
-            return notStored(value, token, attempt, true, "it is " + outcome.length
-                    + " bytes, over the store's limit of " + engine.maxOutcomeBytes);
+            throw unstorable(token, attempt, fingerprint, "it is " + outcome.length
+                    + " bytes, over the store's limit of " + engine.maxOutcomeBytes, null);
         }
         boolean completed;
         try {
             completed = completeWithRetries(token, outcome);
         } catch (StoreUnavailableException e) {
-            // A retryable failure keeps the claim, so the lease holds duplicates off while the
-            // store recovers; a final one (e.g. an item-size limit) frees the key now.
-            return notStored(value, token, attempt, !e.retryable(), e.getMessage());
+            if (!e.retryable()) {
+                throw unstorable(token, attempt, fingerprint, "the store refused it: " + e.getMessage(), e);
+            }
+            // The claim is kept, so the lease holds duplicates off while the store recovers.
+            LOG.log(Level.WARNING, "the outcome of {0} is returned but not stored ({1}); retries may run the "
+                    + "work again once the lease lapses", key, e.getMessage());
+            emit(Type.OUTCOME_NOT_STORED, attempt);
+            return new Result<>(plain(value, outcome), false, false, attempt);
         } catch (IllegalArgumentException e) {
             // The store's own size check disagreed with its declared limit.
-            return notStored(value, token, attempt, true, e.getMessage());
+            throw unstorable(token, attempt, fingerprint, "the store refused it: " + e.getMessage(), e);
         }
         if (!completed) {
             emit(Type.LEASE_LOST, attempt);
@@ -241,21 +265,82 @@ final class Execution<T> {
         }
         emit(Type.FIRST_EXECUTION, attempt);
         cacheCompleted(fingerprint, outcome, attempt);
-        return new Result<>(value, false, true, attempt);
+        return new Result<>(plain(value, outcome), false, true, attempt);
     }
 
-    /** The work ran but its outcome cannot be stored: hand the value back, and say so. */
-    private Result<T> notStored(T value, long token, int attempt, boolean release, String why) {
-        LOG.log(Level.WARNING, "the outcome of {0} is returned but not stored ({1}); {2}", key, why,
-                release ? "the key is released" : "retries may run the work again once the lease lapses");
-        if (release) {
-            releaseQuietly(token);
+    /**
+     * The untyped {@code execute} answers plain JSON values (Map, List, String, Number,
+     * Boolean, null) on replay, so the first call gets the same shape, decoded from what was stored.
+     */
+    private T plain(T value, byte[] outcome) {
+        return type.getRawClass() == Object.class && outcome != null ? decode(outcome) : value;
+    }
+
+    /** Checks that an {@link AtomicWork} that returned normally did complete the record. */
+    private Result<T> completedItself(T value, long token, int attempt, byte[] fingerprint) {
+        StoredRecord now;
+        try {
+            now = engine.store.find(key).orElse(null);
+        } catch (StoreUnavailableException e) {
+            LOG.log(Level.WARNING, "could not check that the atomic work completed {0}: {1}", key, e.getMessage());
+            emit(Type.OUTCOME_NOT_STORED, attempt);
+            return new Result<>(value, false, false, attempt);
         }
-        emit(Type.OUTCOME_NOT_STORED, attempt);
-        return new Result<>(value, false, false, attempt);
+        if (now != null && now.fencingToken() == token && now.state() == RecordState.COMPLETED) {
+            emit(Type.FIRST_EXECUTION, attempt);
+            cacheCompleted(fingerprint, now.outcome(), attempt);
+            return new Result<>(plain(value, now.outcome()), false, true, attempt);
+        }
+        if (now != null && now.fencingToken() == token && now.state() == RecordState.IN_PROGRESS) {
+            IllegalStateException bug = new IllegalStateException("AtomicWork for " + key
+                    + " returned without completing the record; it must complete it in its transaction or throw");
+            throw unstorable(token, attempt, fingerprint,
+                    "the atomic work returned without completing the record (a programming error)", bug);
+        }
+        emit(Type.LEASE_LOST, attempt);
+        throw new LeaseLostException(key, token);
     }
 
-    private RuntimeException failed(Exception e, long token, int attempt) {
+    /**
+     * The work ran but its outcome cannot be stored: store a final marker in its place, so
+     * the key is not freed and every caller gets the same {@link OutcomeNotStoredException}.
+     * If even the marker cannot be stored the claim is kept until its lease lapses.
+     */
+    private RuntimeException unstorable(long token, int attempt, byte[] fingerprint, String reason,
+            Throwable cause) {
+        String kept = reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) + "..." : reason;
+        byte[] marker = engine.codec.encodeNotStored(kept);
+        if (marker.length > engine.maxOutcomeBytes) {
+            kept = "";
+            marker = engine.codec.encodeNotStored(kept);
+        }
+        OutcomeNotStoredException answer = new OutcomeNotStoredException(key, kept, false, cause);
+        emit(Type.OUTCOME_NOT_STORED, attempt);
+        try {
+            if (marker.length <= engine.maxOutcomeBytes && completeWithRetries(token, marker)) {
+                cacheCompleted(fingerprint, marker, attempt);
+                LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored ({1}); "
+                        + "a marker was stored instead, so retries get the same error", key, reason);
+                return answer;
+            }
+            if (marker.length > engine.maxOutcomeBytes) {
+                LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker fits the store;"
+                        + " retries may run the work again once the lease lapses", key);
+                return answer;
+            }
+            emit(Type.LEASE_LOST, attempt);
+            LeaseLostException lost = new LeaseLostException(key, token);
+            lost.addSuppressed(answer);
+            return lost;
+        } catch (StoreUnavailableException | IllegalArgumentException storeFailure) {
+            answer.addSuppressed(storeFailure);
+            LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker could be stored;"
+                    + " retries may run the work again once the lease lapses", key);
+            return answer;
+        }
+    }
+
+    private RuntimeException failed(Exception e, long token, int attempt, byte[] fingerprint) {
         FailureDecision decision;
         try {
             FailureDecision settled = StepContext.settledFailure(e);
@@ -270,19 +355,24 @@ final class Execution<T> {
             }
             return rethrowable(e);
         }
+        // The first caller gets what every retry will get: the stored code and message, 422.
+        FinalFailureException answer = new FinalFailureException(key, decision.code(), decision.message(), e);
         byte[] outcome = engine.codec.encodeFailure(decision.code(), decision.message());
         try {
             if (completeWithRetries(token, outcome)) {
                 emit(Type.FINAL_FAILURE_STORED, attempt);
-            } else {
-                emit(Type.LEASE_LOST, attempt);
-                e.addSuppressed(new LeaseLostException(key, token));
+                cacheCompleted(fingerprint, outcome, attempt);
+                return answer;
             }
-        } catch (StoreUnavailableException storeFailure) {
-            e.addSuppressed(storeFailure);
+            emit(Type.LEASE_LOST, attempt);
+            LeaseLostException lost = new LeaseLostException(key, token);
+            lost.initCause(e);
+            return lost;
+        } catch (StoreUnavailableException | IllegalArgumentException storeFailure) {
+            answer.addSuppressed(storeFailure);
             emit(Type.OUTCOME_NOT_STORED, attempt);
+            return answer;
         }
-        return rethrowable(e);
     }
 
     private static RuntimeException rethrowable(Exception e) {
@@ -301,14 +391,6 @@ final class Execution<T> {
             failure.addSuppressed(releaseFailure);
         }
         return false;
-    }
-
-    private void releaseQuietly(long token) {
-        try {
-            engine.store.release(key, token);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "could not release " + key + "; it frees itself when the lease lapses", e);
-        }
     }
 
     private boolean completeWithRetries(long token, byte[] outcome) {

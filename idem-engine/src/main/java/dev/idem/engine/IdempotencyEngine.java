@@ -177,10 +177,21 @@ public final class IdempotencyEngine {
         return tokenBase + tokenCounter.incrementAndGet();
     }
 
+    /**
+     * The longest duration the engine accepts for a TTL, lease, wait or hint (3650 days).
+     * Bounded so that {@code now + ttl} can overflow no store's arithmetic (epoch
+     * milliseconds, epoch seconds, SQL timestamps) and millisecond conversions stay exact.
+     */
+    public static final Duration MAX_DURATION = Duration.ofDays(3650);
+
     static Duration positive(String name, Duration d) {
         Objects.requireNonNull(d, name);
         if (d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException(name + " must be positive but was " + d);
+        }
+        if (d.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(name + " must be at most " + MAX_DURATION.toDays()
+                    + " days but was " + d);
         }
         if (d.toMillis() < 1) {
             throw new IllegalArgumentException(name + " must be at least 1 ms but was " + d);

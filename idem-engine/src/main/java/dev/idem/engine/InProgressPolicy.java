@@ -23,16 +23,15 @@ public final class InProgressPolicy {
     }
 
     /**
-     * Wait up to {@code maxWait} for the holder to finish.
+     * Wait up to {@code maxWait} for the holder to finish. The engine also rejects a wait
+     * longer than the call's TTL, when the policy is used.
      *
-     * @throws IllegalArgumentException if {@code maxWait} is not positive
+     * @param maxWait the longest wait, at least 1 ms and at most {@link IdempotencyEngine#MAX_DURATION}
+     * @return the policy
+     * @throws IllegalArgumentException if {@code maxWait} is out of that range
      */
     public static InProgressPolicy waitUpTo(Duration maxWait) {
-        Objects.requireNonNull(maxWait, "maxWait");
-        if (maxWait.isNegative() || maxWait.isZero()) {
-            throw new IllegalArgumentException("maxWait must be positive but was " + maxWait);
-        }
-        return new InProgressPolicy(maxWait);
+        return new InProgressPolicy(IdempotencyEngine.positive("maxWait", maxWait));
     }
 
     /** The longest wait; zero for fail-fast. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
+import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.InvalidIdempotencyKeyException;
 import dev.idem.api.InvalidRequestException;
@@ -177,7 +178,13 @@ class IdempotencyEngineTest {
             throw new IllegalArgumentException("insufficient funds");
         };
         assertThatThrownBy(() -> classifying.execute(key("f"), "{}", String.class, declined))
-                .isInstanceOf(IllegalArgumentException.class);
+                .isInstanceOfSatisfying(FinalFailureException.class, e -> {
+                    assertThat(e).isNotInstanceOf(ReplayedFailureException.class);
+                    assertThat(e.code()).isEqualTo("card_declined");
+                    assertThat(e.detail()).isEqualTo("insufficient funds");
+                    assertThat(e.httpStatus()).isEqualTo(422);
+                })
+                .hasCauseInstanceOf(IllegalArgumentException.class);
         for (int i = 0; i < 3; i++) {
             assertThatThrownBy(() -> classifying.execute(key("f"), "{}", String.class, declined))
                     .isInstanceOfSatisfying(ReplayedFailureException.class, e -> {
@@ -374,7 +381,7 @@ class IdempotencyEngineTest {
     }
 
     @Test
-    void aStoreThatRefusesTheOutcomeForGoodGetsTheKeyReleased() {
+    void aStoreThatRefusesTheOutcomeAndTheMarkerKeepsTheClaim() {
         IdempotencyStore refusing = new FaultyStore(memory) {
             @Override
             public boolean complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
@@ -382,21 +389,12 @@ class IdempotencyEngineTest {
             }
         };
         IdempotencyEngine e = IdempotencyEngine.builder().store(refusing).clock(clock).sleeper(d -> { }).build();
-        Result<Charge> r = e.execute(key("refused"), "{}", Charge.class, charge("x"));
-        assertThat(r.stored()).isFalse();
-        assertThat(r.value().getId()).isEqualTo("x");
-        assertThat(memory.find(key("refused")).orElseThrow().state()).isEqualTo(RecordState.RELEASED);
-    }
-
-    @Test
-    void anOutcomeOverTheStoreLimitIsReturnedAndTheKeyReleased() {
-        store.maxOutcomeBytes = 10;
-        // The engine reads the store's capabilities once, at build time.
-        IdempotencyEngine engine = builder().build();
-        Result<String> r = engine.execute(key("huge"), "{}", String.class, ctx -> "x".repeat(100));
-        assertThat(r.value()).hasSize(100);
-        assertThat(r.stored()).isFalse();
-        assertThat(store.find(key("huge")).orElseThrow().state()).isEqualTo(RecordState.RELEASED);
+        assertThatThrownBy(() -> e.execute(key("refused"), "{}", Charge.class, charge("x")))
+                .isInstanceOfSatisfying(OutcomeNotStoredException.class,
+                        x -> assertThat(x.reason()).contains("item too large"));
+        // The work ran: the engine never frees the key; the lease holds duplicates off.
+        assertThat(memory.find(key("refused")).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(runs).hasValue(1);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.idem.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.KeyReusedException;
 import dev.idem.api.LeaseLostException;
@@ -11,6 +12,7 @@ import dev.idem.api.RequestInProgressException;
 import dev.idem.engine.FailureDecision;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyEvent;
+import dev.idem.engine.OutcomeNotStoredException;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import io.micrometer.core.instrument.Meter;
@@ -77,7 +79,7 @@ class IdempotencyMetricsTest {
         // final failure is stored (and replayed once)
         assertThatThrownBy(() -> engine.execute(key("t1", "d"), "{}", ctx -> {
             throw new IllegalArgumentException("card declined");
-        })).isInstanceOf(IllegalArgumentException.class);
+        })).isInstanceOf(FinalFailureException.class).hasCauseInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> engine.execute(key("t1", "d"), "{}", ctx -> "no"))
                 .isInstanceOf(ReplayedFailureException.class);
         // a lapsed lease is taken over by a duplicate; the stale worker loses its lease
@@ -86,8 +88,9 @@ class IdempotencyMetricsTest {
             engine.execute(key("t1", "e"), "{}", inner -> "taker");
             return "stale";
         })).isInstanceOf(LeaseLostException.class);
-        // an outcome larger than the store accepts is returned unstored
-        assertThat(engine.execute(key("t1", "f"), "{}", ctx -> "x".repeat(200)).stored()).isFalse();
+        // an outcome larger than the store accepts is kept as a final "not stored" marker
+        assertThatThrownBy(() -> engine.execute(key("t1", "f"), "{}", ctx -> "x".repeat(200)))
+                .isInstanceOf(OutcomeNotStoredException.class);
 
         assertThat(count("executed")).isEqualTo(3);
         assertThat(count("replayed")).isEqualTo(3);

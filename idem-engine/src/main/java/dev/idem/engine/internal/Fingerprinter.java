@@ -3,6 +3,7 @@ package dev.idem.engine.internal;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.InvalidRequestException;
+import dev.idem.engine.RequestSerializationException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -56,9 +57,10 @@ public final class Fingerprinter {
                 throw e.toInvalidRequest();
             } catch (JsonProcessingException e) {
                 ExactJsonWriter.rethrowNonFinite(e);
-                throw new InvalidRequestException(
+                // The object was built by the server, so this is the server's fault, not a bad request.
+                throw new RequestSerializationException(
                         "request of type " + request.getClass().getName() + " cannot be written as JSON: "
-                                + e.getOriginalMessage(), false, e);
+                                + e.getOriginalMessage(), e);
             }
             checkSize(json.length);
             sha.update((byte) 'J');

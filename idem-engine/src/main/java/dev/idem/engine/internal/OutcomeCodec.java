@@ -1,5 +1,6 @@
 package dev.idem.engine.internal;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -9,18 +10,32 @@ import java.io.IOException;
 /**
  * The engine's outcome format, opaque to stores: one kind byte, then JSON. {@code S}
  * marks a success and is followed by the result as the ObjectMapper writes it; {@code F}
- * marks a final failure and is followed by {@code {"code":...,"message":...}}. No type
+ * marks a final failure and is followed by {@code {"code":...,"message":...}}; {@code U}
+ * marks an outcome that could not be stored and is followed by {@code {"reason":...}}. No type
  * information is written, so nothing read back from a store can name a class to create.
  */
 public final class OutcomeCodec {
     private static final byte SUCCESS = 'S';
     private static final byte FAILURE = 'F';
+    private static final byte NOT_STORED = 'U';
+
+    /** What a stored outcome holds. */
+    public enum Kind {
+        /** The work's result. */
+        SUCCESS,
+        /** A final failure: code and message. */
+        FAILURE,
+        /** A marker: the work ran but its outcome could not be stored; holds the reason. */
+        NOT_STORED
+    }
 
     private final ObjectMapper mapper;
 
-    /** Uses a copy of {@code mapper} with default typing switched off. */
+    /** Uses a copy of {@code mapper} with default typing switched off and unknown properties ignored. */
     public OutcomeCodec(ObjectMapper mapper) {
-        this.mapper = mapper.copy().deactivateDefaultTyping();
+        // Lenient replays: a property the result type no longer has must not fail a retry.
+        this.mapper = mapper.copy().deactivateDefaultTyping()
+                .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     }
 
     /** The mapper used, for callers that build {@link JavaType}s. */
@@ -57,13 +72,45 @@ public final class OutcomeCodec {
         return out;
     }
 
-    /** Whether the stored outcome is a final failure. */
-    public boolean isFailure(byte[] outcome) {
-        checkKind(outcome);
-        return outcome[0] == FAILURE;
+    /** Encodes the marker stored when the work ran but its outcome could not be stored. */
+    public byte[] encodeNotStored(String reason) {
+        ObjectNode node = mapper.createObjectNode();
+        node.put("reason", reason);
+        try {
+            return withKind(NOT_STORED, mapper.writeValueAsBytes(node));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot happen: writing a one-string object", e);
+        }
     }
 
-    /** Decodes a success outcome as {@code type}. */
+    /** What the stored outcome holds. */
+    public Kind kind(byte[] outcome) {
+        if (outcome.length > 0) {
+            switch (outcome[0]) {
+                case SUCCESS: return Kind.SUCCESS;
+                case FAILURE: return Kind.FAILURE;
+                case NOT_STORED: return Kind.NOT_STORED;
+                default: break;
+            }
+        }
+        throw new IdempotencyException("the stored outcome is not in idem's format (kind byte "
+                + (outcome.length == 0 ? "missing" : Integer.toString(outcome[0] & 0xFF)) + ")");
+    }
+
+    /** Decodes the reason of a not-stored marker. */
+    public String decodeNotStored(byte[] outcome) {
+        try {
+            return mapper.readTree(outcome, 1, outcome.length - 1).path("reason").asText("");
+        } catch (IOException e) {
+            throw new IdempotencyException("the stored marker cannot be read", e);
+        }
+    }
+
+    /**
+     * Decodes a success outcome as {@code type}, leniently: properties the type no longer
+     * has are ignored, so a result type may gain or lose fields between deploys while older
+     * records are still replayed.
+     */
     public Object decodeSuccess(byte[] outcome, JavaType type) {
         try {
             return mapper.readValue(outcome, 1, outcome.length - 1, type);
@@ -80,13 +127,6 @@ public final class OutcomeCodec {
             return new String[] {node.path("code").asText(""), node.path("message").asText("")};
         } catch (IOException e) {
             throw new IdempotencyException("the stored failure cannot be read", e);
-        }
-    }
-
-    private static void checkKind(byte[] outcome) {
-        if (outcome.length == 0 || (outcome[0] != SUCCESS && outcome[0] != FAILURE)) {
-            throw new IdempotencyException("the stored outcome is not in idem's format (kind byte "
-                    + (outcome.length == 0 ? "missing" : Integer.toString(outcome[0] & 0xFF)) + ")");
         }
     }
 }

@@ -1,16 +1,17 @@
 package dev.idem.http.internal;
 
+import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.InvalidIdempotencyKeyException;
 import dev.idem.api.InvalidRequestException;
 import dev.idem.api.KeyReusedException;
 import dev.idem.api.LeaseLostException;
-import dev.idem.api.ReplayedFailureException;
 import dev.idem.api.RequestInProgressException;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.engine.CanonicalJson;
 import dev.idem.engine.ExecutionContext;
+import dev.idem.engine.OutcomeNotStoredException;
 import dev.idem.engine.Result;
 import dev.idem.engine.WorkFailedException;
 import dev.idem.http.HttpIdempotency;
@@ -31,6 +32,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * the engine, and answer with the handler's response, a replay, or a problem. Not API.
  */
 public final class Processor {
+    private static final System.Logger LOG = System.getLogger(Processor.class.getName());
     private static final byte[] DOMAIN = "idem-http/v1\0".getBytes(StandardCharsets.US_ASCII);
 
     /** What a server adapter provides. */
@@ -60,7 +62,11 @@ public final class Processor {
         this.config = config;
     }
 
-    /** Handles one exchange; exceptions from the handler propagate unchanged. */
+    /**
+     * Handles one exchange. On a covered request an exception from the handler becomes a 500
+     * problem response and a log line (the key is released, or the failure stored if the
+     * engine classifies it as final); on other requests it propagates unchanged.
+     */
     public void handle(Exchange ex) throws Exception {
         IncomingRequest request = ex.request();
         String method = request.method();
@@ -118,18 +124,10 @@ public final class Processor {
 
     private void run(Exchange ex, IdempotencyKey key, byte[] material, byte[] body) throws Exception {
         AtomicReference<StoredResponse> sent = new AtomicReference<>();
-        AtomicReference<Throwable> handlerFailure = new AtomicReference<>();
         Result<StoredResponse> result;
         try {
             result = config.engine().execute(key, material, StoredResponse.class, config.callOptions(), ctx -> {
-                StoredResponse captured;
-                try {
-                    captured = ex.proceed(body, ctx);
-                } catch (Throwable t) {
-                    // Remembered so the handler's own exception propagates as thrown, never as a problem.
-                    handlerFailure.set(t);
-                    throw t;
-                }
+                StoredResponse captured = ex.proceed(body, ctx);
                 sent.set(captured);
                 if (!config.storagePolicy().stores(captured.status())) {
                     throw new UnstoredResponse(captured);
@@ -142,13 +140,14 @@ public final class Processor {
                 ex.send(u.response(), Map.of());
                 return;
             }
-            Throwable fromHandler = handlerFailure.get();
-            if (fromHandler != null && cause == fromHandler) {
-                throw (Exception) cause;
-            }
             StoredResponse problem = problemFor(e);
             if (problem == null) {
-                throw e;
+                // The handler threw (its key was released) or something unexpected failed: answer
+                // openly rather than let the server drop the connection.
+                LOG.log(System.Logger.Level.WARNING, "the handler for an idempotent " + key.operation()
+                        + " request failed; answering 500", cause);
+                problem = Problem.of(500, "handler-failed", "Internal server error",
+                        "the request failed and its outcome was not stored");
             }
             ex.send(problem, Map.of());
             return;
@@ -180,8 +179,13 @@ public final class Processor {
                     "this attempt outlived its lease and another attempt took over; retry to get its outcome",
                     Duration.ofSeconds(1), Map.of());
         }
-        if (e instanceof ReplayedFailureException r) {
+        if (e instanceof FinalFailureException r) {
+            // The first call and its replays get the same answer (same slug, kept for compatibility).
             return Problem.of(r.httpStatus(), "replayed-failure", "Request failed", r.detail(), null, Map.of("code", r.code()));
+        }
+        if (e instanceof OutcomeNotStoredException r) {
+            return Problem.of(r.httpStatus(), "outcome-not-stored", "Outcome not stored",
+                    "the request was processed but its response could not be stored; it will not be processed again");
         }
         if (e instanceof StoreUnavailableException r) {
             return Problem.of(r.httpStatus(), "store-unavailable", "Service unavailable",
