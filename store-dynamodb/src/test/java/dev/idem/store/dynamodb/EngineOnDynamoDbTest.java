@@ -142,28 +142,20 @@ class EngineOnDynamoDbTest {
     }
 
     @Test
-    void anOutcomeTooLargeForAnItemIsReturnedUnstoredAndTheKeyReleased() {
+    void anOutcomeTooLargeForAnItemIsKeptAsANotStoredMarkerAndNeverRunsAgain() {
         DynamoDbIdempotencyStore store = store(DynamoDbStoreFixture.client(), java.time.Clock.systemUTC());
         IdempotencyEngine engine = IdempotencyEngine.builder().store(store).build();
         String huge = "x".repeat(DynamoDbIdempotencyStore.DEFAULT_MAX_OUTCOME_BYTES + 1);
         AtomicInteger runs = new AtomicInteger();
-
-        Result<String> first = engine.execute(key("big"), REQUEST, String.class, ctx -> {
-            runs.incrementAndGet();
-            return huge;
-        });
-        assertThat(first.value()).isEqualTo(huge);
-        assertThat(first.stored()).isFalse();
-        assertThat(first.replayed()).isFalse();
-        assertThat(store.find(key("big")).orElseThrow().state()).isEqualTo(RecordState.RELEASED);
-
-        Result<String> retry = engine.execute(key("big"), REQUEST, String.class, ctx -> {
-            runs.incrementAndGet();
-            return "small";
-        });
-        assertThat(retry.stored()).isTrue();
-        assertThat(retry.attempt()).isEqualTo(2);
-        assertThat(runs.get()).isEqualTo(2);
+        for (int i = 0; i < 3; i++) {
+            assertThatThrownBy(() -> engine.execute(key("big"), REQUEST, String.class, ctx -> {
+                runs.incrementAndGet();
+                return huge;
+            })).isInstanceOf(dev.idem.engine.OutcomeNotStoredException.class);
+        }
+        // After the work ran the engine never frees the key: every retry gets the same typed error.
+        assertThat(store.find(key("big")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(runs.get()).isEqualTo(1);
     }
 
     @Test
