@@ -18,4 +18,9 @@ final class MemoryStoreFixture implements StoreFixture {
     public void advance(Duration d) {
         clock.advance(d);
     }
+
+    @Override
+    public boolean clockIsSimulated() {
+        return true;
+    }
 }

@@ -76,6 +76,74 @@ public abstract class IdempotencyStoreContract {
         return store.claim(key, fp(fp), token, fixture.lease(), fixture.ttl());
     }
 
+    // The kit's larger parts live in their own classes; these tests run them on every store.
+
+    private KitContext kit() {
+        return new KitContext(fixture, scope, this::token);
+    }
+
+    @Test
+    void leaseLapsesExactlyAtItsDeadline() throws Exception {
+        Boundaries.leaseLapsesExactlyAtItsDeadline(kit());
+    }
+
+    @Test
+    void recordsExpireExactlyAtExpiresAt() throws Exception {
+        Boundaries.recordsExpireExactlyAtExpiresAt(kit());
+    }
+
+    @Test
+    void extendingALeaseMovesTheExpiry() throws Exception {
+        Boundaries.extendingALeaseMovesTheExpiry(kit());
+    }
+
+    @Test
+    void foreignTokensAreRefusedOnALapsedLease() throws Exception {
+        Boundaries.foreignTokensAreRefusedOnALapsedLease(kit());
+    }
+
+    @Test
+    void keysDifferingInOnePartAreSeparate() {
+        Boundaries.keysDifferingInOnePartAreSeparate(kit());
+    }
+
+    @Test
+    void lockstepClaimsOfOneKeyHaveOneWinner() throws Exception {
+        LockstepRaces.claimsMeet(kit());
+    }
+
+    @Test
+    void lockstepTakeoversOfOneLapsedLeaseHaveOneWinner() throws Exception {
+        LockstepRaces.takeoversMeet(kit());
+    }
+
+    @Test
+    void staleCompleteRacingATakeoverIsRefused() throws Exception {
+        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.COMPLETE), 3);
+    }
+
+    @Test
+    void staleReleaseRacingATakeoverIsRefused() throws Exception {
+        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.RELEASE), 3);
+    }
+
+    @Test
+    void staleExtendRacingATakeoverIsRefused() throws Exception {
+        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.EXTEND), 3);
+    }
+
+    @Test
+    void holderMovesRacingDuplicatesAreLinearizable() throws Exception {
+        LockstepRaces.holderAgainstDuplicates(kit(), 3);
+    }
+
+    @Test
+    void concurrentHistoriesAreLinearizable() throws Exception {
+        for (long seed = 1; seed <= 3; seed++) {
+            ConcurrentHistories.run(kit(), seed);
+        }
+    }
+
     @Test
     void claimOnAbsentKeyAcquiresAnInProgressRecord() {
         long t = token();
@@ -434,29 +502,9 @@ public abstract class IdempotencyStoreContract {
 
     @Test
     void racingCompleteAndReleaseFromStaleAndCurrentHoldersLeaveOneConsistentOutcome() throws Exception {
-        int keys = 6;
-        List<Long> stale = new ArrayList<>();
-        for (int k = 0; k < keys; k++) {
-            long t = token();
-            stale.add(t);
-            claim(key("fence" + k), "a", t);
-        }
-        fixture.advance(fixture.lease().plus(fixture.slack()));
-        List<Long> current = new ArrayList<>();
-        for (int k = 0; k < keys; k++) {
-            long t = token();
-            current.add(t);
-            assertThat(claim(key("fence" + k), "a", t).status()).isEqualTo(Status.TAKEN_OVER);
-        }
-        List<List<Boolean>> perKey = Races.run(2, keys, (thread, k) -> thread == 0
-                ? store.complete(key("fence" + k), stale.get(k), "stale".getBytes(StandardCharsets.UTF_8), fixture.ttl())
-                : fixture.otherStore().complete(key("fence" + k), current.get(k),
-                        "current".getBytes(StandardCharsets.UTF_8), fixture.ttl()));
-        for (int k = 0; k < keys; k++) {
-            assertThat(perKey.get(k)).containsExactlyInAnyOrder(false, true);
-            assertThat(new String(store.find(key("fence" + k)).orElseThrow().outcome(), StandardCharsets.UTF_8))
-                    .isEqualTo("current");
-        }
+        // The stale holder completes, releases and extends while two others take the key over and
+        // complete it, all at one instant (see LockstepRaces for what is asserted).
+        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.values()), 4);
     }
 
     // ---- SPI v2: creation time and the step journal (checkpoint) ----

@@ -27,6 +27,20 @@ public interface StoreFixture {
     /** Lets at least {@code d} pass on the store's clock. */
     void advance(Duration d) throws InterruptedException;
 
+    /**
+     * Whether {@link #advance} moves a clock the store reads (a {@link MutableClock}, or an
+     * offset added to the server's clock) instead of waiting for real time to pass. The kit
+     * then lets time pass as often as it likes (stateful test, concurrent histories);
+     * otherwise it lets time pass only in the tests whose subject is expiry, and gives every
+     * other lease far longer than the test, so a loaded machine cannot move a call across a
+     * deadline. Defaults to false.
+     *
+     * @return true if advancing costs no real time
+     */
+    default boolean clockIsSimulated() {
+        return false;
+    }
+
     /** The lease used by tests that let leases lapse. */
     default Duration lease() {
         return Duration.ofSeconds(30);

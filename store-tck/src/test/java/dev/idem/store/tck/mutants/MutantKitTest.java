@@ -1,0 +1,101 @@
+package dev.idem.store.tck.mutants;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherConfig;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/**
+ * The kit's own test: the whole kit (contract, properties, races, histories) runs against
+ * every {@link Bug} through the JUnit Platform launcher and must fail, and fail in the tests
+ * built to catch that bug, which are deterministic. The correct store must pass everything.
+ * A change to the kit that lets a mutant through fails this build.
+ */
+class MutantKitTest {
+
+    /** The tests that must catch each bug on every run (others may catch it too). */
+    private static final Map<Bug, Set<String>> CATCHERS = Map.ofEntries(
+            Map.entry(Bug.NONE, Set.of()),
+            Map.entry(Bug.NON_ATOMIC_CLAIM, Set.of("lockstepClaimsOfOneKeyHaveOneWinner",
+                    "lockstepTakeoversOfOneLapsedLeaseHaveOneWinner")),
+            Map.entry(Bug.NON_ATOMIC_COMPLETE, Set.of("staleCompleteRacingATakeoverIsRefused")),
+            Map.entry(Bug.NON_ATOMIC_RELEASE, Set.of("staleReleaseRacingATakeoverIsRefused")),
+            Map.entry(Bug.NON_ATOMIC_EXTEND, Set.of("staleExtendRacingATakeoverIsRefused")),
+            Map.entry(Bug.UNFENCED_COMPLETE, Set.of("foreignTokensAreRefusedOnALapsedLease")),
+            Map.entry(Bug.UNFENCED_RELEASE, Set.of("foreignTokensAreRefusedOnALapsedLease")),
+            Map.entry(Bug.LEASE_OFF_BY_ONE, Set.of("leaseLapsesExactlyAtItsDeadline")),
+            Map.entry(Bug.EXPIRY_OFF_BY_ONE, Set.of("recordsExpireExactlyAtExpiresAt")),
+            Map.entry(Bug.EXTEND_KEEPS_EXPIRY, Set.of("extendingALeaseMovesTheExpiry")),
+            Map.entry(Bug.COMPLETE_LOSES_OUTCOME, Set.of("completedRecordIsReturnedByClaimWithItsOutcome")),
+            Map.entry(Bug.WRONG_KEY_OUTCOME, Set.of("keysDifferingInOnePartAreSeparate",
+                    "scopeOperationAndKeyAreIsolatedEvenWhenTheyShareDelimiters")),
+            Map.entry(Bug.SCOPE_IGNORED, Set.of("keysDifferingInOnePartAreSeparate")),
+            Map.entry(Bug.OPERATION_IGNORED, Set.of("keysDifferingInOnePartAreSeparate")));
+
+    @ParameterizedTest
+    @EnumSource(Bug.class)
+    void theKitCatchesTheMutant(Bug bug) {
+        Run run = runKit(bug);
+        System.out.printf("kit against %s: %d tests, %d failed %s%n", bug, run.finished, run.failures.size(),
+                run.failures.keySet());
+        if (bug == Bug.NONE) {
+            assertThat(run.failures).as("the correct store must pass the whole kit").isEmpty();
+            assertThat(run.finished).as("tests the kit ran").isGreaterThanOrEqualTo(38);
+        } else {
+            assertThat(run.failures.keySet()).as("kit tests failing against %s", bug)
+                    .containsAll(CATCHERS.get(bug));
+        }
+    }
+
+    private static final class Run implements TestExecutionListener {
+        final Map<String, String> failures = new TreeMap<>();
+        int finished;
+
+        @Override
+        public synchronized void executionFinished(TestIdentifier id, TestExecutionResult result) {
+            if (!id.isTest()) {
+                if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL) {
+                    failures.put(id.getDisplayName() + " (container)", String.valueOf(result.getThrowable()));
+                }
+                return;
+            }
+            finished++;
+            if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL) {
+                String name = id.getSource().filter(MethodSource.class::isInstance).map(MethodSource.class::cast)
+                        .map(MethodSource::getMethodName).orElse(id.getDisplayName());
+                failures.put(name, result.getThrowable().map(Throwable::getMessage).orElse("?"));
+            }
+        }
+    }
+
+    private static Run runKit(Bug bug) {
+        List<org.junit.platform.engine.DiscoverySelector> selectors = Arrays.stream(MutantKits.kit(bug))
+                .map(c -> (org.junit.platform.engine.DiscoverySelector) selectClass(c)).toList();
+        LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+                .selectors(selectors)
+                .configurationParameter("jqwik.database", "target/.jqwik-mutants-" + bug)
+                .configurationParameter("jqwik.shrinking.default", "OFF")
+                .configurationParameter("jqwik.reporting.onlyfailures", "true")
+                .build();
+        Launcher launcher = LauncherFactory.create(LauncherConfig.builder()
+                .enableTestExecutionListenerAutoRegistration(false).build());
+        Run run = new Run();
+        launcher.execute(request, run);
+        return run;
+    }
+}

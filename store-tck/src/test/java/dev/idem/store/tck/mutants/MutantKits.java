@@ -1,0 +1,113 @@
+package dev.idem.store.tck.mutants;
+
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.store.tck.IdempotencyStoreContract;
+import dev.idem.store.tck.IdempotencyStoreProperties;
+import dev.idem.store.tck.MutableClock;
+import dev.idem.store.tck.StoreFixture;
+import java.time.Duration;
+
+/**
+ * The whole kit bound to each mutant: one contract class and one properties class per
+ * {@link Bug}, run by {@link MutantKitTest} through the JUnit Platform launcher (they are
+ * nested, so the build's own test run skips them).
+ */
+final class MutantKits {
+    private MutantKits() {
+    }
+
+    /** A mutant on a simulated clock; both store instances share it. */
+    static final class Fixture implements StoreFixture {
+        private final MutableClock clock = new MutableClock();
+        private final MutantStore store;
+
+        Fixture(Bug bug) {
+            this.store = new MutantStore(bug, clock);
+        }
+
+        @Override
+        public IdempotencyStore store() {
+            return store;
+        }
+
+        @Override
+        public void advance(Duration d) {
+            clock.advance(d);
+        }
+
+        @Override
+        public boolean clockIsSimulated() {
+            return true;
+        }
+    }
+
+    /** The contract for one mutant. */
+    abstract static class Contract extends IdempotencyStoreContract {
+        abstract Bug bug();
+
+        @Override
+        protected StoreFixture createFixture() {
+            return new Fixture(bug());
+        }
+    }
+
+    /** The properties for one mutant. */
+    abstract static class Properties extends IdempotencyStoreProperties {
+        abstract Bug bug();
+
+        @Override
+        protected StoreFixture createFixture() {
+            return new Fixture(bug());
+        }
+    }
+
+    /** The kit's two classes for {@code bug}. */
+    static Class<?>[] kit(Bug bug) {
+        return switch (bug) {
+            case NONE -> new Class<?>[] {NoneC.class, NoneP.class};
+            case NON_ATOMIC_CLAIM -> new Class<?>[] {NonAtomicClaimC.class, NonAtomicClaimP.class};
+            case NON_ATOMIC_COMPLETE -> new Class<?>[] {NonAtomicCompleteC.class, NonAtomicCompleteP.class};
+            case NON_ATOMIC_RELEASE -> new Class<?>[] {NonAtomicReleaseC.class, NonAtomicReleaseP.class};
+            case NON_ATOMIC_EXTEND -> new Class<?>[] {NonAtomicExtendC.class, NonAtomicExtendP.class};
+            case UNFENCED_COMPLETE -> new Class<?>[] {UnfencedCompleteC.class, UnfencedCompleteP.class};
+            case UNFENCED_RELEASE -> new Class<?>[] {UnfencedReleaseC.class, UnfencedReleaseP.class};
+            case LEASE_OFF_BY_ONE -> new Class<?>[] {LeaseOffByOneC.class, LeaseOffByOneP.class};
+            case EXPIRY_OFF_BY_ONE -> new Class<?>[] {ExpiryOffByOneC.class, ExpiryOffByOneP.class};
+            case EXTEND_KEEPS_EXPIRY -> new Class<?>[] {ExtendKeepsExpiryC.class, ExtendKeepsExpiryP.class};
+            case COMPLETE_LOSES_OUTCOME -> new Class<?>[] {LosesOutcomeC.class, LosesOutcomeP.class};
+            case WRONG_KEY_OUTCOME -> new Class<?>[] {WrongKeyOutcomeC.class, WrongKeyOutcomeP.class};
+            case SCOPE_IGNORED -> new Class<?>[] {ScopeIgnoredC.class, ScopeIgnoredP.class};
+            case OPERATION_IGNORED -> new Class<?>[] {OperationIgnoredC.class, OperationIgnoredP.class};
+        };
+    }
+
+    // One pair per bug: JUnit and jqwik instantiate test classes themselves, so the bug is in the type.
+    static final class NoneC extends Contract { Bug bug() { return Bug.NONE; } }
+    static final class NoneP extends Properties { Bug bug() { return Bug.NONE; } }
+    static final class NonAtomicClaimC extends Contract { Bug bug() { return Bug.NON_ATOMIC_CLAIM; } }
+    static final class NonAtomicClaimP extends Properties { Bug bug() { return Bug.NON_ATOMIC_CLAIM; } }
+    static final class NonAtomicCompleteC extends Contract { Bug bug() { return Bug.NON_ATOMIC_COMPLETE; } }
+    static final class NonAtomicCompleteP extends Properties { Bug bug() { return Bug.NON_ATOMIC_COMPLETE; } }
+    static final class NonAtomicReleaseC extends Contract { Bug bug() { return Bug.NON_ATOMIC_RELEASE; } }
+    static final class NonAtomicReleaseP extends Properties { Bug bug() { return Bug.NON_ATOMIC_RELEASE; } }
+    static final class NonAtomicExtendC extends Contract { Bug bug() { return Bug.NON_ATOMIC_EXTEND; } }
+    static final class NonAtomicExtendP extends Properties { Bug bug() { return Bug.NON_ATOMIC_EXTEND; } }
+    static final class UnfencedCompleteC extends Contract { Bug bug() { return Bug.UNFENCED_COMPLETE; } }
+    static final class UnfencedCompleteP extends Properties { Bug bug() { return Bug.UNFENCED_COMPLETE; } }
+    static final class UnfencedReleaseC extends Contract { Bug bug() { return Bug.UNFENCED_RELEASE; } }
+    static final class UnfencedReleaseP extends Properties { Bug bug() { return Bug.UNFENCED_RELEASE; } }
+    static final class LeaseOffByOneC extends Contract { Bug bug() { return Bug.LEASE_OFF_BY_ONE; } }
+    static final class LeaseOffByOneP extends Properties { Bug bug() { return Bug.LEASE_OFF_BY_ONE; } }
+    static final class ExpiryOffByOneC extends Contract { Bug bug() { return Bug.EXPIRY_OFF_BY_ONE; } }
+    static final class ExpiryOffByOneP extends Properties { Bug bug() { return Bug.EXPIRY_OFF_BY_ONE; } }
+    static final class ExtendKeepsExpiryC extends Contract { Bug bug() { return Bug.EXTEND_KEEPS_EXPIRY; } }
+    static final class ExtendKeepsExpiryP extends Properties { Bug bug() { return Bug.EXTEND_KEEPS_EXPIRY; } }
+    static final class LosesOutcomeC extends Contract { Bug bug() { return Bug.COMPLETE_LOSES_OUTCOME; } }
+    static final class LosesOutcomeP extends Properties { Bug bug() { return Bug.COMPLETE_LOSES_OUTCOME; } }
+    static final class WrongKeyOutcomeC extends Contract { Bug bug() { return Bug.WRONG_KEY_OUTCOME; } }
+    static final class WrongKeyOutcomeP extends Properties { Bug bug() { return Bug.WRONG_KEY_OUTCOME; } }
+    static final class ScopeIgnoredC extends Contract { Bug bug() { return Bug.SCOPE_IGNORED; } }
+    static final class ScopeIgnoredP extends Properties { Bug bug() { return Bug.SCOPE_IGNORED; } }
+    static final class OperationIgnoredC extends Contract { Bug bug() { return Bug.OPERATION_IGNORED; } }
+    static final class OperationIgnoredP extends Properties { Bug bug() { return Bug.OPERATION_IGNORED; } }
+}

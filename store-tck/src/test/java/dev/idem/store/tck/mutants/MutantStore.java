@@ -1,0 +1,283 @@
+package dev.idem.store.tck.mutants;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.RecordState;
+import dev.idem.api.store.StoreCapabilities;
+import dev.idem.api.store.StoredRecord;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The in-memory store's semantics, written out again with one deliberate {@link Bug}. With
+ * {@link Bug#NONE} it is a correct store (and the kit must pass it). Atomic operations run
+ * under one lock; the non-atomic mutants read under the lock, hold a {@link RaceGate} window
+ * open, then write blindly what they decided.
+ */
+final class MutantStore implements IdempotencyStore {
+    private static final int MAX_OUTCOME = 16 * 1024 * 1024;
+
+    private final Bug bug;
+    private final Clock clock;
+    private final RaceGate gate = new RaceGate();
+    private final Object lock = new Object();
+    private final Map<Object, StoredRecord> records = new HashMap<>();
+    private final Map<String, byte[]> outcomesByFingerprint = new HashMap<>();
+
+    MutantStore(Bug bug, Clock clock) {
+        this.bug = bug;
+        this.clock = clock;
+    }
+
+    private Object storageKey(IdempotencyKey k) {
+        return switch (bug) {
+            case SCOPE_IGNORED -> List.of(k.operation(), k.key());
+            case OPERATION_IGNORED -> List.of(k.scope(), k.key());
+            default -> List.of(k.scope(), k.operation(), k.key());
+        };
+    }
+
+    private Instant now() {
+        return Instant.ofEpochMilli(clock.millis());
+    }
+
+    private boolean live(StoredRecord r, Instant now) {
+        if (r == null) {
+            return false;
+        }
+        return bug == Bug.EXPIRY_OFF_BY_ONE ? !now.isAfter(r.expiresAt()) : now.isBefore(r.expiresAt());
+    }
+
+    private boolean lapsed(StoredRecord r, Instant now) {
+        return bug == Bug.LEASE_OFF_BY_ONE ? now.isAfter(r.leaseExpiresAt()) : !now.isBefore(r.leaseExpiresAt());
+    }
+
+    /** What a caller sees of a record: the fingerprint cache mutant substitutes the cached outcome. */
+    private StoredRecord shown(StoredRecord r) {
+        if (bug != Bug.WRONG_KEY_OUTCOME || r.state() != RecordState.COMPLETED) {
+            return r;
+        }
+        byte[] cached = outcomesByFingerprint.get(HexFormat.of().formatHex(r.fingerprint()));
+        return new StoredRecord(r.key(), r.state(), r.fingerprint(), r.fencingToken(), r.attempt(), r.createdAt(),
+                null, r.expiresAt(), cached == null ? r.outcome() : cached, null);
+    }
+
+    private interface Decision<T> {
+        /** Decides from the record read (null if none) what to return, setting {@code write[0]} to the new record. */
+        T decide(StoredRecord current, Instant now, StoredRecord[] write);
+    }
+
+    private <T> T run(IdempotencyKey key, boolean nonAtomic, Decision<T> decision) {
+        Object k = storageKey(key);
+        boolean gated;
+        try {
+            gated = gate.arrive(k, nonAtomic);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        try {
+            StoredRecord[] write = new StoredRecord[1];
+            T result;
+            if (!nonAtomic) {
+                synchronized (lock) {
+                    result = decision.decide(records.get(k), now(), write);
+                    if (write[0] != null) {
+                        records.put(k, write[0]);
+                    }
+                }
+                return result;
+            }
+            synchronized (lock) {
+                result = decision.decide(records.get(k), now(), write);
+            }
+            if (gated) {
+                try {
+                    gate.window(k);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
+            if (write[0] != null) {
+                synchronized (lock) {
+                    records.put(k, write[0]);
+                }
+            }
+            return result;
+        } finally {
+            if (gated) {
+                gate.leave(k);
+            }
+        }
+    }
+
+    @Override
+    public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
+            Duration ttl) {
+        return run(key, bug == Bug.NON_ATOMIC_CLAIM, (current, now, write) -> {
+            StoredRecord live = live(current, now) ? current : null;
+            if (live == null) {
+                write[0] = inProgress(key, fingerprint, fencingToken, 1, now, now, null, lease, ttl);
+                return ClaimResult.acquired(write[0], now);
+            }
+            byte[] journal = live.hasFingerprint(fingerprint) ? live.journal() : null;
+            if (live.state() == RecordState.RELEASED) {
+                write[0] = inProgress(key, fingerprint, fencingToken, live.attempt() + 1, live.createdAt(), now,
+                        journal, lease, ttl);
+                return ClaimResult.acquired(write[0], now);
+            }
+            if (live.state() == RecordState.IN_PROGRESS && lapsed(live, now) && live.hasFingerprint(fingerprint)) {
+                write[0] = inProgress(key, fingerprint, fencingToken, live.attempt() + 1, live.createdAt(), now,
+                        journal, lease, ttl);
+                return ClaimResult.takenOver(write[0], now);
+            }
+            return ClaimResult.existing(shown(live), now);
+        });
+    }
+
+    private boolean holds(StoredRecord r, long token, Instant now) {
+        if (r.fencingToken() == token) {
+            return true;
+        }
+        boolean unfenced = bug == Bug.UNFENCED_COMPLETE || bug == Bug.UNFENCED_RELEASE;
+        return unfenced && r.state() == RecordState.IN_PROGRESS && lapsed(r, now);
+    }
+
+    @Override
+    public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
+        if (outcome.length > MAX_OUTCOME) {
+            throw new IllegalArgumentException("outcome is " + outcome.length + " bytes; at most " + MAX_OUTCOME);
+        }
+        return run(key, bug == Bug.NON_ATOMIC_COMPLETE, (current, now, write) -> {
+            if (!live(current, now)) {
+                return false;
+            }
+            boolean mine = bug == Bug.UNFENCED_COMPLETE ? holds(current, fencingToken, now)
+                    : current.fencingToken() == fencingToken;
+            if (!mine) {
+                return false;
+            }
+            if (current.state() == RecordState.COMPLETED) {
+                return true;
+            }
+            if (current.state() != RecordState.IN_PROGRESS) {
+                return false;
+            }
+            byte[] stored = bug == Bug.COMPLETE_LOSES_OUTCOME ? new byte[0] : outcome;
+            if (bug == Bug.WRONG_KEY_OUTCOME) {
+                synchronized (lock) {
+                    outcomesByFingerprint.put(HexFormat.of().formatHex(current.fingerprint()), stored);
+                }
+            }
+            write[0] = new StoredRecord(key, RecordState.COMPLETED, current.fingerprint(), fencingToken,
+                    current.attempt(), current.createdAt(), null, now.plus(ttl), stored, null);
+            return true;
+        });
+    }
+
+    @Override
+    public boolean release(IdempotencyKey key, long fencingToken) {
+        return run(key, bug == Bug.NON_ATOMIC_RELEASE, (current, now, write) -> {
+            if (!live(current, now)) {
+                return false;
+            }
+            boolean mine = bug == Bug.UNFENCED_RELEASE ? holds(current, fencingToken, now)
+                    : current.fencingToken() == fencingToken;
+            if (!mine) {
+                return false;
+            }
+            if (current.state() == RecordState.RELEASED) {
+                return true;
+            }
+            if (current.state() != RecordState.IN_PROGRESS) {
+                return false;
+            }
+            write[0] = new StoredRecord(current.key(), RecordState.RELEASED, current.fingerprint(),
+                    current.fencingToken(), current.attempt(), current.createdAt(), null, current.expiresAt(), null,
+                    current.journal());
+            return true;
+        });
+    }
+
+    @Override
+    public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+        if (journal.length > MAX_OUTCOME) {
+            throw new IllegalArgumentException("journal is " + journal.length + " bytes; at most " + MAX_OUTCOME);
+        }
+        return run(key, false, (current, now, write) -> {
+            if (!live(current, now) || current.state() != RecordState.IN_PROGRESS
+                    || current.fencingToken() != fencingToken) {
+                return false;
+            }
+            write[0] = new StoredRecord(current.key(), RecordState.IN_PROGRESS, current.fingerprint(), fencingToken,
+                    current.attempt(), current.createdAt(), current.leaseExpiresAt(), current.expiresAt(), null,
+                    journal);
+            return true;
+        });
+    }
+
+    @Override
+    public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
+        return run(key, bug == Bug.NON_ATOMIC_EXTEND, (current, now, write) -> {
+            if (!live(current, now) || current.state() != RecordState.IN_PROGRESS
+                    || current.fencingToken() != fencingToken) {
+                return Optional.<Instant>empty();
+            }
+            Instant deadline = now.plus(lease);
+            Instant expires = bug == Bug.EXTEND_KEEPS_EXPIRY || deadline.isBefore(current.expiresAt())
+                    ? current.expiresAt() : deadline;
+            write[0] = new StoredRecord(current.key(), RecordState.IN_PROGRESS, current.fingerprint(), fencingToken,
+                    current.attempt(), current.createdAt(), deadline, expires, null, current.journal());
+            return Optional.of(deadline);
+        });
+    }
+
+    @Override
+    public Optional<StoredRecord> find(IdempotencyKey key) {
+        return run(key, false, (current, now, write) ->
+                live(current, now) ? Optional.of(shown(current)) : Optional.<StoredRecord>empty());
+    }
+
+    @Override
+    public int purgeExpired(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be positive but was " + limit);
+        }
+        synchronized (lock) {
+            Instant now = now();
+            int removed = 0;
+            for (Iterator<StoredRecord> it = records.values().iterator(); it.hasNext() && removed < limit; ) {
+                if (!live(it.next(), now)) {
+                    it.remove();
+                    removed++;
+                }
+            }
+            return removed;
+        }
+    }
+
+    @Override
+    public StoreCapabilities capabilities() {
+        return new StoreCapabilities(false, false, MAX_OUTCOME);
+    }
+
+    private static StoredRecord inProgress(IdempotencyKey key, byte[] fingerprint, long token, int attempt,
+            Instant createdAt, Instant now, byte[] journal, Duration lease, Duration ttl) {
+        Instant leaseUntil = now.plus(lease);
+        Instant expires = now.plus(ttl);
+        if (expires.isBefore(leaseUntil)) {
+            expires = leaseUntil;
+        }
+        return new StoredRecord(key, RecordState.IN_PROGRESS, fingerprint, token, attempt, createdAt, leaseUntil,
+                expires, null, journal);
+    }
+}
