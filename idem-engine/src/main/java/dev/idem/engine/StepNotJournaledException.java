@@ -8,8 +8,9 @@ import dev.idem.api.IdempotencyKey;
  * journal would exceed the store's limit: {@link StepJournalTooLargeException}). The step's
  * effect has happened and cannot be recorded as finished, so running the work again would
  * repeat it: the engine stores this failure as the key's final outcome (code {@link #code()})
- * whatever the {@link FailureClassifier} says, and every retry gets it as a
- * {@link dev.idem.api.ReplayedFailureException}. The effects of this step and of the steps
+ * whatever the {@link FailureClassifier} says: every call with the key gets a
+ * {@link dev.idem.api.FinalFailureException} with that code, the first one with this
+ * exception as its cause. The effects of this step and of the steps
  * before it stand; the application reconciles them (the message names the step). Every
  * later step of the same execution throws this exception again without running.
  */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.ReplayedFailureException;
@@ -199,7 +200,8 @@ class StepsTest {
             return "never";
         };
         assertThatThrownBy(() -> e.execute(k, "{}", String.class, work))
-                .isInstanceOf(StepJournalTooLargeException.class).hasMessageContaining("step 'reserve'");
+                .isInstanceOf(FinalFailureException.class).hasMessageContaining(StepJournalTooLargeException.CODE)
+                .cause().isInstanceOf(StepJournalTooLargeException.class).hasMessageContaining("step 'reserve'");
         assertThatThrownBy(() -> e.execute(k, "{}", String.class, work))
                 .isInstanceOf(ReplayedFailureException.class).hasMessageContaining(StepJournalTooLargeException.CODE);
         assertThat(effects).containsExactly("reserve@1");
@@ -216,7 +218,7 @@ class StepsTest {
             return "never";
         };
         assertThatThrownBy(() -> engine.execute(k, "{}", String.class, work))
-                .isInstanceOf(StepNotJournaledException.class);
+                .isInstanceOf(FinalFailureException.class).cause().isInstanceOf(StepNotJournaledException.class);
         assertThatThrownBy(() -> engine.execute(k, "{}", String.class, work))
                 .isInstanceOf(ReplayedFailureException.class).hasMessageContaining(StepNotJournaledException.CODE);
         assertThat(effects).containsExactly("reserve@1");

@@ -3,6 +3,7 @@ package dev.idem.engine.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.ReplayedFailureException;
@@ -268,7 +269,8 @@ public abstract class StepSagaContract {
         });
 
         assertThatThrownBy(() -> first.execute(key, "{}", String.class, work))
-                .isInstanceOf(StepJournalTooLargeException.class);
+                .isInstanceOf(FinalFailureException.class).hasMessageContaining(StepJournalTooLargeException.CODE)
+                .cause().isInstanceOf(StepJournalTooLargeException.class);
         assertThatThrownBy(() -> second.execute(key, "{}", String.class, work))
                 .isInstanceOf(ReplayedFailureException.class)
                 .hasMessageContaining(StepJournalTooLargeException.CODE);
