@@ -12,6 +12,7 @@ import dev.idem.store.redis.internal.Replies;
 import dev.idem.store.redis.internal.Replies.MalformedReplyException;
 import dev.idem.store.redis.internal.ScriptRunner;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -28,9 +29,10 @@ import redis.clients.jedis.UnifiedJedis;
  * slot. Every operation is one Lua script run with {@code EVALSHA} (one round trip; the
  * script is sent with {@code EVAL} only when a node answers NOSCRIPT), so it is atomic
  * against every other operation on that record. Leases and expiry are judged by the Redis
- * server's clock ({@code TIME} inside the script), and the script that writes a record
- * also sets its {@code PEXPIREAT}, so Redis removes expired records by itself
- * ({@link #purgeExpired} returns 0).
+ * server's clock ({@code TIME} inside the script; a test clock with {@link Builder#clock}),
+ * and the script that writes a record also sets its Redis expiry, so Redis removes expired
+ * records by itself ({@link #purgeExpired} returns 0). The record's creation time and step
+ * journal ({@link #checkpoint}) are fields of the same hash.
  *
  * <p>Client failures (refused connections, timeouts, server errors, replies the store
  * cannot read) throw {@link StoreUnavailableException}. Set short connect and socket
@@ -55,6 +57,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final int maxOutcomeBytes;
     private final int waitReplicas;
     private final Duration waitTimeout;
+    private final Clock clock;
 
     private RedisIdempotencyStore(Builder b) {
         this.client = b.client;
@@ -65,6 +68,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.maxOutcomeBytes = b.maxOutcomeBytes;
         this.waitReplicas = b.waitReplicas;
         this.waitTimeout = b.waitTimeout;
+        this.clock = b.clock;
     }
 
     /** A builder for a store on {@code client}, which the store uses but never closes. */
@@ -85,9 +89,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         long leaseMillis = millis("lease", lease);
         long ttlMillis = millis("ttl", ttl);
         Object reply = scripts.run(LuaScript.CLAIM, keys.of(key),
-                List.of(fingerprint, text(fencingToken), text(leaseMillis), text(ttlMillis)));
+                List.of(fingerprint, text(fencingToken), text(leaseMillis), text(ttlMillis), now()));
         try {
-            List<?> list = Replies.list(reply, 9, 9, "claim reply");
+            List<?> list = Replies.list(reply, 11, 11, "claim reply");
             char how = Replies.letter(list.get(0), "claim status");
             Instant now = Instant.ofEpochMilli(Replies.integer(list.get(1), "server time"));
             StoredRecord record = Replies.record(key, list, 2);
@@ -109,40 +113,54 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
         Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(outcome, "outcome");
-        if (outcome.length > maxOutcomeBytes) {
-            throw new IllegalArgumentException(
-                    "outcome is " + outcome.length + " bytes; this store holds at most " + maxOutcomeBytes);
-        }
+        checkSize("outcome", outcome);
         long ttlMillis = millis("ttl", ttl);
-        byte[] recordKey = keys.of(key);
-        List<byte[]> args = List.of(text(fencingToken), outcome, text(ttlMillis));
-        boolean done;
+        return fencedWrite(LuaScript.COMPLETE, "outcome", keys.of(key),
+                List.of(text(fencingToken), outcome, text(ttlMillis), now()));
+    }
+
+    /** One script, fenced by the token; with {@link Builder#waitForReplicas} the replicas' acknowledgement too. */
+    @Override
+    public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+        Objects.requireNonNull(key, "key");
+        checkSize("journal", journal);
+        return fencedWrite(LuaScript.CHECKPOINT, "step journal", keys.of(key),
+                List.of(text(fencingToken), journal, now()));
+    }
+
+    private boolean fencedWrite(LuaScript script, String what, byte[] recordKey, List<byte[]> args) {
         try {
             if (waitReplicas == 0) {
-                return Replies.flag(scripts.run(LuaScript.COMPLETE, recordKey, args), "complete reply");
+                return Replies.flag(scripts.run(script, recordKey, args), script.name() + " reply");
             }
-            Object[] replyAndAcks = scripts.runThenWait(LuaScript.COMPLETE, recordKey, args, waitReplicas,
-                    waitTimeout.toMillis());
-            done = Replies.flag(replyAndAcks[0], "complete reply");
+            Object[] replyAndAcks = scripts.runThenWait(script, recordKey, args, waitReplicas, waitTimeout.toMillis());
+            boolean done = Replies.flag(replyAndAcks[0], script.name() + " reply");
             long acked = Replies.integer(replyAndAcks[1], "WAIT reply");
             if (done && acked < waitReplicas) {
-                // The outcome is on the primary (a retry of complete with this token returns
-                // true and a duplicate replays it), but a failover now could lose it.
-                throw new StoreUnavailableException("outcome stored on the Redis primary but acknowledged by "
+                // The write is on the primary (a retry with this token returns true and a
+                // duplicate sees it), but a failover now could lose it.
+                throw new StoreUnavailableException(what + " stored on the Redis primary but acknowledged by "
                         + acked + " of " + waitReplicas + " required replicas within " + waitTimeout.toMillis()
                         + " ms", null, true);
             }
             return done;
         } catch (MalformedReplyException e) {
-            throw unreadable(LuaScript.COMPLETE, e);
+            throw unreadable(script, e);
+        }
+    }
+
+    private void checkSize(String what, byte[] bytes) {
+        Objects.requireNonNull(bytes, what);
+        if (bytes.length > maxOutcomeBytes) {
+            throw new IllegalArgumentException(
+                    what + " is " + bytes.length + " bytes; this store holds at most " + maxOutcomeBytes);
         }
     }
 
     @Override
     public boolean release(IdempotencyKey key, long fencingToken) {
         Objects.requireNonNull(key, "key");
-        Object reply = scripts.run(LuaScript.RELEASE, keys.of(key), List.of(text(fencingToken)));
+        Object reply = scripts.run(LuaScript.RELEASE, keys.of(key), List.of(text(fencingToken), now()));
         try {
             return Replies.flag(reply, "release reply");
         } catch (MalformedReplyException e) {
@@ -154,7 +172,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
         Objects.requireNonNull(key, "key");
         long leaseMillis = millis("lease", lease);
-        Object reply = scripts.run(LuaScript.EXTEND, keys.of(key), List.of(text(fencingToken), text(leaseMillis)));
+        Object reply = scripts.run(LuaScript.EXTEND, keys.of(key), List.of(text(fencingToken), text(leaseMillis), now()));
         try {
             List<?> list = Replies.list(reply, 1, 2, "extendLease reply");
             boolean extended = Replies.flag(list.get(0), "extendLease status");
@@ -172,16 +190,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<StoredRecord> find(IdempotencyKey key) {
         Objects.requireNonNull(key, "key");
-        Object reply = scripts.run(LuaScript.FIND, keys.of(key), List.of());
+        Object reply = scripts.run(LuaScript.FIND, keys.of(key), List.of(now()));
         try {
-            List<?> list = Replies.list(reply, 1, 8, "find reply");
+            List<?> list = Replies.list(reply, 1, 10, "find reply");
             Replies.integer(list.get(0), "server time");
             if (list.size() == 1) {
                 return Optional.empty();
             }
-            if (list.size() < 7) {
-                throw new MalformedReplyException("find reply: a record needs at least 7 elements, got "
-                        + list.size());
+            if (list.size() != 10) {
+                throw new MalformedReplyException("find reply: a record needs 10 elements, got " + list.size());
             }
             return Optional.of(Replies.record(key, list, 1));
         } catch (MalformedReplyException | IllegalArgumentException e) {
@@ -198,9 +215,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return 0;
     }
 
+    /** Native expiry; the server clock unless a test clock is set; the configured outcome limit. */
     @Override
     public StoreCapabilities capabilities() {
-        return new StoreCapabilities(true, true, maxOutcomeBytes);
+        return new StoreCapabilities(true, clock == null, maxOutcomeBytes);
     }
 
     /** Closes the client only if this store created it (through {@link RedisStoreProvider}). */
@@ -244,6 +262,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return d.toMillis();
     }
 
+    // The test clock's reading, or empty: the scripts then read the server's TIME.
+    private byte[] now() {
+        return clock == null ? new byte[0] : text(clock.millis());
+    }
+
     private static byte[] text(long n) {
         return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
     }
@@ -264,6 +287,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         private int maxOutcomeBytes = DEFAULT_MAX_OUTCOME_BYTES;
         private int waitReplicas;
         private Duration waitTimeout = Duration.ZERO;
+        private Clock clock;
 
         private Builder(UnifiedJedis client) {
             this.client = Objects.requireNonNull(client, "client");
@@ -311,6 +335,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             }
             this.waitReplicas = replicas;
             this.waitTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * For tests and single-clock deployments: judge leases and expiry by {@code clock}
+         * instead of the Redis server's {@code TIME}. The same scripts run, with this clock's
+         * reading in place of the server's, so a test can move time with a mutable clock
+         * instead of sleeping; Redis' own expiry of a record is then set relative to it (the
+         * record's lifetime from the write, in real time). Every store sharing the keys must use
+         * the same clock; {@link StoreCapabilities#serverClock()} becomes false. Not set by default.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 

@@ -26,8 +26,11 @@ import redis.clients.jedis.util.JedisURIHelper;
  *       {@code rediss://user:pass@host:6380};</li>
  *   <li>{@value #CLUSTER}: comma-separated {@code host:port} seed nodes of a cluster.</li>
  * </ul>
- * Optional: {@value #PREFIX} (the key prefix) and {@value #TIMEOUT_MS} (connect and socket
- * timeout in milliseconds, default {@value #DEFAULT_TIMEOUT_MS}). The store owns the client
+ * Optional: {@value #PREFIX} (the key prefix), {@value #TIMEOUT} (connect and socket timeout,
+ * a duration such as {@code 2s}, default {@value #DEFAULT_TIMEOUT_MS} ms; the earlier
+ * {@value #TIMEOUT_MS} in milliseconds is still read when it is absent) and
+ * {@value #MAX_OUTCOME_BYTES}. Leases stay on the Redis server's clock: the engine's clock is
+ * never handed to the store. The store owns the client
  * it created and closes it on {@link IdempotencyStore#close()}. Applications that already
  * have a Jedis client should pass it to {@link RedisIdempotencyStore#builder} instead.
  */
@@ -38,8 +41,12 @@ public final class RedisStoreProvider implements StoreProvider {
     public static final String CLUSTER = "idem.store.redis.cluster";
     /** Property for the key prefix. */
     public static final String PREFIX = "idem.store.redis.prefix";
-    /** Property for the connect and socket timeout, in milliseconds. */
+    /** Property for the connect and socket timeout, a duration ({@code 500ms}, {@code 2s}, {@code PT2S}). */
+    public static final String TIMEOUT = "idem.store.redis.timeout";
+    /** Property for the connect and socket timeout in milliseconds; read only when {@value #TIMEOUT} is absent. */
     public static final String TIMEOUT_MS = "idem.store.redis.timeout-ms";
+    /** Property for the largest outcome or step journal, in bytes. */
+    public static final String MAX_OUTCOME_BYTES = "idem.store.redis.max-outcome-bytes";
     /** The timeout used when {@value #TIMEOUT_MS} is not set. */
     public static final int DEFAULT_TIMEOUT_MS = 2000;
 
@@ -61,7 +68,10 @@ public final class RedisStoreProvider implements StoreProvider {
                     + " (a standalone server, e.g. redis://localhost:6379) or " + CLUSTER
                     + " (comma-separated host:port seed nodes)" + (uri.isPresent() ? ", not both" : ""));
         }
-        int timeout = timeout(context.property(TIMEOUT_MS));
+        int timeout = context.duration(TIMEOUT).map(RedisStoreProvider::timeoutMillis)
+                .orElseGet(() -> timeout(context.property(TIMEOUT_MS)));
+        int maxOutcome = context.property(MAX_OUTCOME_BYTES).map(RedisStoreProvider::maxOutcome)
+                .orElse(RedisIdempotencyStore.DEFAULT_MAX_OUTCOME_BYTES);
         // Validate every setting before a client (with its pool) exists, so a bad one leaks nothing.
         String prefix = context.property(PREFIX).map(RedisStoreProvider::prefix)
                 .orElse(RedisIdempotencyStore.DEFAULT_KEY_PREFIX);
@@ -71,7 +81,30 @@ public final class RedisStoreProvider implements StoreProvider {
         } catch (JedisException e) {
             throw new StoreUnavailableException("cannot connect the redis store: " + e.getMessage(), e, true);
         }
-        return RedisIdempotencyStore.builder(client).keyPrefix(prefix).ownsClient(true).build();
+        return RedisIdempotencyStore.builder(client).keyPrefix(prefix).maxOutcomeBytes(maxOutcome).ownsClient(true)
+                .build();
+    }
+
+    private static int timeoutMillis(java.time.Duration d) {
+        if (d.toMillis() < 1 || d.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalStateException(TIMEOUT + " must be between 1 ms and " + Integer.MAX_VALUE + " ms but was "
+                    + d);
+        }
+        return (int) d.toMillis();
+    }
+
+    private static int maxOutcome(String value) {
+        int n;
+        try {
+            n = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            n = 0;
+        }
+        if (n < 1 || n > RedisIdempotencyStore.MAX_OUTCOME_BYTES_LIMIT) {
+            throw new IllegalStateException(MAX_OUTCOME_BYTES + " must be 1.." + RedisIdempotencyStore.MAX_OUTCOME_BYTES_LIMIT
+                    + " bytes but was '" + value + "'");
+        }
+        return n;
     }
 
     private static String prefix(String value) {

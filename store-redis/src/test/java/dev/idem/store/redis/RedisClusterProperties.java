@@ -9,10 +9,4 @@ class RedisClusterProperties extends IdempotencyStoreProperties {
     protected StoreFixture createFixture() {
         return new RedisFixture(ClusterClients.A, ClusterClients.B);
     }
-
-    @Override
-    protected int maxClockAdvancesPerScript() {
-        // Every lapse is a real sleep on the server clock.
-        return 1;
-    }
 }

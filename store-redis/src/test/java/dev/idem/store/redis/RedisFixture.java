@@ -1,22 +1,27 @@
 package dev.idem.store.redis;
 
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.store.tck.MutableClock;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
+import java.time.Instant;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The test kit's view of a Redis store: two stores on two separate clients (two
- * "processes") on the same server or cluster. Leases are judged by the server clock, so
- * letting time pass means really sleeping; the lease is short to keep that cheap.
+ * "processes") on the same server or cluster, sharing one {@link MutableClock} that
+ * replaces the server's {@code TIME} in the same scripts. Time passes by moving the clock,
+ * never by sleeping, and the kit's default 30 s lease is far longer than any pause of a
+ * loaded machine.
  */
 final class RedisFixture implements StoreFixture {
+    private final MutableClock clock = new MutableClock(Instant.ofEpochMilli(System.currentTimeMillis()));
     private final IdempotencyStore store;
     private final IdempotencyStore other;
 
     RedisFixture(UnifiedJedis client, UnifiedJedis otherClient) {
-        this.store = RedisIdempotencyStore.create(client);
-        this.other = RedisIdempotencyStore.builder(otherClient).build();
+        this.store = RedisIdempotencyStore.builder(client).clock(clock).build();
+        this.other = RedisIdempotencyStore.builder(otherClient).clock(clock).build();
     }
 
     @Override
@@ -30,23 +35,7 @@ final class RedisFixture implements StoreFixture {
     }
 
     @Override
-    public void advance(Duration d) throws InterruptedException {
-        Thread.sleep(d.toMillis() + 1);
-    }
-
-    @Override
-    public Duration lease() {
-        return Duration.ofMillis(300);
-    }
-
-    @Override
-    public Duration ttl() {
-        return Duration.ofMillis(900);
-    }
-
-    @Override
-    public Duration slack() {
-        // Redis TIME and the JVM clock tick independently; this covers rounding and scheduling.
-        return Duration.ofMillis(60);
+    public void advance(Duration d) {
+        clock.advance(d);
     }
 }

@@ -9,10 +9,4 @@ class RedisStandaloneProperties extends IdempotencyStoreProperties {
     protected StoreFixture createFixture() {
         return new RedisFixture(StandaloneClients.A, StandaloneClients.B);
     }
-
-    @Override
-    protected int maxClockAdvancesPerScript() {
-        // Every lapse is a real sleep on the server clock.
-        return 1;
-    }
 }

@@ -72,7 +72,7 @@ class RedisStoreProviderTest {
         String seeds = EmbeddedRedis.clusterPorts().stream().map(p -> "127.0.0.1:" + p)
                 .collect(Collectors.joining(","));
         try (IdempotencyStore store = new RedisStoreProvider().create(context(Map.of(RedisStoreProvider.CLUSTER, seeds,
-                RedisStoreProvider.TIMEOUT_MS, "1500")))) {
+                RedisStoreProvider.TIMEOUT, "1500ms")))) {
             IdempotencyKey k = key();
             assertThat(store.claim(k, new byte[] {1}, 5, Duration.ofSeconds(10), Duration.ofMinutes(1)).status())
                     .isEqualTo(Status.ACQUIRED);
@@ -103,5 +103,11 @@ class RedisStoreProviderTest {
         assertThatThrownBy(() -> provider.create(context(Map.of(RedisStoreProvider.URI, "redis://127.0.0.1:1",
                 RedisStoreProvider.TIMEOUT_MS, "soon")))).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining(RedisStoreProvider.TIMEOUT_MS);
+        assertThatThrownBy(() -> provider.create(context(Map.of(RedisStoreProvider.URI, "redis://127.0.0.1:1",
+                RedisStoreProvider.TIMEOUT, "soon")))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(RedisStoreProvider.TIMEOUT);
+        assertThatThrownBy(() -> provider.create(context(Map.of(RedisStoreProvider.URI, "redis://127.0.0.1:1",
+                RedisStoreProvider.MAX_OUTCOME_BYTES, "0")))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(RedisStoreProvider.MAX_OUTCOME_BYTES);
     }
 }

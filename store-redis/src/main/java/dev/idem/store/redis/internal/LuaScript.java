@@ -21,6 +21,8 @@ public final class LuaScript {
     public static final LuaScript COMPLETE = load("complete");
     /** Fenced release. */
     public static final LuaScript RELEASE = load("release");
+    /** Fenced replacement of the step journal. */
+    public static final LuaScript CHECKPOINT = load("checkpoint");
     /** Fenced lease extension. */
     public static final LuaScript EXTEND = load("extend");
     /** Read with the expiry judged on the server clock. */

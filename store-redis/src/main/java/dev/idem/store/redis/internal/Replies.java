@@ -83,7 +83,12 @@ public final class Replies {
 
     /**
      * Reads a record laid out as {@code state, fingerprint, token, attempt, leaseUntil,
-     * expiresAt, outcome} starting at {@code offset}.
+     * expiresAt, outcome, createdAt, journal} starting at {@code offset}.
+     *
+     * @param key the record's key
+     * @param reply the script's reply
+     * @param offset where the record starts in it
+     * @return the record
      */
     public static StoredRecord record(IdempotencyKey key, List<?> reply, int offset) {
         char code = letter(reply.get(offset), "record state");
@@ -105,10 +110,13 @@ public final class Replies {
         Instant expires = Instant.ofEpochMilli(integer(reply.get(offset + 5), "record expiry"));
         byte[] outcome = null;
         if (state == RecordState.COMPLETED) {
-            Object o = offset + 6 < reply.size() ? reply.get(offset + 6) : null;
-            outcome = bytes(o, "record outcome");
+            outcome = bytes(reply.get(offset + 6), "record outcome");
         }
-        return new StoredRecord(key, state, fingerprint, token, (int) attempt, lease, expires, outcome);
+        Instant created = Instant.ofEpochMilli(integer(reply.get(offset + 7), "record creation time"));
+        Object j = reply.get(offset + 8);
+        byte[] journal = state == RecordState.COMPLETED || j == null ? null : bytes(j, "record journal");
+        return new StoredRecord(key, state, fingerprint, token, (int) attempt, created, lease, expires, outcome,
+                journal);
     }
 
     private static String describe(Object value) {

@@ -1,43 +1,50 @@
--- claim: KEYS[1] = record; ARGV = fingerprint, token (decimal text), lease ms, ttl ms.
--- Reply: {how, now, state, fingerprint, token, attempt, leaseUntil, expiresAt, outcome}
+-- claim: KEYS[1] = record; ARGV = fingerprint, token (decimal text), lease ms, ttl ms, clock ms or ''.
+-- Reply: {how, now, state, fingerprint, token, attempt, leaseUntil, expiresAt, outcome, createdAt, journal}
 -- with how = A (acquired), T (taken over) or E (existing, record unchanged).
 local key = KEYS[1]
 local fp, token = ARGV[1], ARGV[2]
 local lease, ttl = tonumber(ARGV[3]), tonumber(ARGV[4])
-local now = server_now()
-local r = redis.call('HMGET', key, 's', 'f', 't', 'a', 'l', 'e', 'o', 'c')
+local now = clock_now(ARGV[5])
+local r = redis.call('HMGET', key, 's', 'f', 't', 'a', 'l', 'e', 'o', 'c', 'k', 'j')
 local s, expires_at = r[1], tonumber(r[6])
 if s and (expires_at == nil or not r[3] or not r[2] or tonumber(r[4]) == nil
     or (s ~= 'I' and s ~= 'C' and s ~= 'R') or (s == 'I' and tonumber(r[5]) == nil)) then
   return redis.error_reply(CORRUPT)
 end
 local live = s and expires_at > now
+-- Records written before the creation time was kept have none: count them from now.
+local created = r[9] or now
 
-local function write(attempt, how)
+local function write(attempt, how, created_at, journal)
   local lease_until = now + lease
   local expires = math.max(now + ttl, lease_until)
   -- DEL first so nothing of an expired or released predecessor (its outcome) survives.
   redis.call('DEL', key)
-  redis.call('HSET', key, 's', 'I', 'f', fp, 't', token, 'a', attempt, 'l', lease_until, 'e', expires, 'c', how)
+  redis.call('HSET', key, 's', 'I', 'f', fp, 't', token, 'a', attempt, 'l', lease_until, 'e', expires, 'c', how,
+    'k', created_at)
+  if journal then
+    redis.call('HSET', key, 'j', journal)
+  end
   -- Same script as the write: the record never exists without its expiry.
-  redis.call('PEXPIREAT', key, expires)
-  return {how, now, 'I', fp, token, attempt, lease_until, expires, false}
+  expire_at(key, expires, now)
+  return {how, now, 'I', fp, token, attempt, lease_until, expires, false, created_at, journal or false}
 end
 
 if not live then
-  return write(1, 'A')
+  return write(1, 'A', now, false)
 end
 if s == 'R' then
-  return write(tonumber(r[4]) + 1, 'A')
+  -- The journal belongs to the request it was written for.
+  return write(tonumber(r[4]) + 1, 'A', created, r[2] == fp and r[10])
 end
 if s == 'I' and r[2] == fp then
   if r[3] == token then
     -- Our own claim again: a client retry after a lost reply. Tokens are unique per
     -- claim, so report the original win instead of blocking the caller as a duplicate.
-    return {r[8] or 'A', now, s, r[2], r[3], r[4], r[5], r[6], false}
+    return {r[8] or 'A', now, s, r[2], r[3], r[4], r[5], r[6], false, created, r[10]}
   end
   if tonumber(r[5]) <= now then
-    return write(tonumber(r[4]) + 1, 'T')
+    return write(tonumber(r[4]) + 1, 'T', created, r[10])
   end
 end
-return {'E', now, s, r[2], r[3], r[4], r[5], r[6], r[7]}
+return {'E', now, s, r[2], r[3], r[4], r[5], r[6], r[7], created, r[10]}

@@ -1,7 +1,7 @@
--- complete: KEYS[1] = record; ARGV = token (decimal text), outcome, ttl ms. Reply: 1 or 0.
+-- complete: KEYS[1] = record; ARGV = token (decimal text), outcome, ttl ms, clock ms or ''. Reply: 1 or 0.
 local key = KEYS[1]
 local token, ttl = ARGV[1], tonumber(ARGV[3])
-local now = server_now()
+local now = clock_now(ARGV[4])
 local s, holder, expires_at, bad = fenced_fields(key)
 if bad then
   return bad
@@ -20,6 +20,6 @@ if s ~= 'I' then
 end
 local expires = now + ttl
 redis.call('HSET', key, 's', 'C', 'o', ARGV[2], 'e', expires)
-redis.call('HDEL', key, 'l', 'c')
-redis.call('PEXPIREAT', key, expires)
+redis.call('HDEL', key, 'l', 'c', 'j')
+expire_at(key, expires, now)
 return 1

@@ -1,8 +1,8 @@
--- extendLease: KEYS[1] = record; ARGV = token (decimal text), lease ms.
+-- extendLease: KEYS[1] = record; ARGV = token (decimal text), lease ms, clock ms or ''.
 -- Reply: {1, newLeaseUntil} or {0}.
 local key = KEYS[1]
 local token, lease = ARGV[1], tonumber(ARGV[2])
-local now = server_now()
+local now = clock_now(ARGV[3])
 local s, holder, expires_at, bad = fenced_fields(key)
 if bad then
   return bad
@@ -17,6 +17,6 @@ local lease_until = now + lease
 redis.call('HSET', key, 'l', lease_until)
 if lease_until > expires_at then
   redis.call('HSET', key, 'e', lease_until)
-  redis.call('PEXPIREAT', key, lease_until)
+  expire_at(key, lease_until, now)
 end
 return {1, lease_until}

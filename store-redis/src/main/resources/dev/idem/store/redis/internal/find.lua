@@ -1,8 +1,8 @@
--- find: KEYS[1] = record. Reply: {now} when absent or expired, else
--- {now, state, fingerprint, token, attempt, leaseUntil, expiresAt, outcome}.
+-- find: KEYS[1] = record; ARGV = clock ms or ''. Reply: {now} when absent or expired, else
+-- {now, state, fingerprint, token, attempt, leaseUntil, expiresAt, outcome, createdAt, journal}.
 local key = KEYS[1]
-local now = server_now()
-local r = redis.call('HMGET', key, 's', 'f', 't', 'a', 'l', 'e', 'o')
+local now = clock_now(ARGV[1])
+local r = redis.call('HMGET', key, 's', 'f', 't', 'a', 'l', 'e', 'o', 'k', 'j')
 local s, expires_at = r[1], tonumber(r[6])
 if not s then
   return {now}
@@ -14,4 +14,4 @@ end
 if expires_at <= now then
   return {now}
 end
-return {now, s, r[2], r[3], r[4], r[5], r[6], r[7]}
+return {now, s, r[2], r[3], r[4], r[5], r[6], r[7], r[8] or now, r[9]}

@@ -1,7 +1,7 @@
--- release: KEYS[1] = record; ARGV = token (decimal text). Reply: 1 or 0.
+-- release: KEYS[1] = record; ARGV = token (decimal text), clock ms or ''. Reply: 1 or 0.
 local key = KEYS[1]
 local token = ARGV[1]
-local now = server_now()
+local now = clock_now(ARGV[2])
 local s, holder, expires_at, bad = fenced_fields(key)
 if bad then
   return bad
@@ -16,7 +16,7 @@ end
 if s == 'R' then
   return 1
 end
--- The expiry stays as it is: a released record keeps its attempt count until then.
+-- The expiry stays as it is: a released record keeps its attempt count and journal until then.
 redis.call('HSET', key, 's', 'R')
 redis.call('HDEL', key, 'l', 'c')
 return 1
