@@ -42,6 +42,30 @@ public final class Documents {
         return sb.toString();
     }
 
+    /**
+     * A JSON document of about {@code bytes} UTF-8 bytes nested {@code depth} objects deep:
+     * each level holds an equal share of out-of-order members and the next level last, so
+     * every level has sorting to do.
+     */
+    public static String nested(int bytes, int depth) {
+        if (depth < 1 || bytes < 64 * depth) {
+            throw new IllegalArgumentException("need depth >= 1 and at least 64 bytes per level: " + bytes + ", " + depth);
+        }
+        int perLevel = bytes / depth;
+        StringBuilder sb = new StringBuilder(bytes + 64 * depth);
+        for (int level = 0; level < depth; level++) {
+            sb.append('{');
+            int start = sb.length();
+            for (int m = 0; sb.length() - start < perLevel - 48; m++) {
+                sb.append(String.format(Locale.ROOT, "\"z%04d\":[%d,\"caf\u00e9 %d\",%d.5],", 9999 - m, m, level, m));
+            }
+            sb.append("\"next\":");
+        }
+        sb.append("null");
+        sb.append("}".repeat(depth));
+        return sb.toString();
+    }
+
     private static int utf8Length(CharSequence s) {
         int n = 0;
         for (int i = 0; i < s.length(); i++) {
