@@ -1,0 +1,49 @@
+package dev.idem.spring;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.store.IdempotencyStore;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * An actuator health indicator named {@code idem}: UP when one read of the store succeeds,
+ * DOWN with the error otherwise. Off with {@code management.health.idem.enabled=false}.
+ */
+@AutoConfiguration(after = IdemAutoConfiguration.class)
+@ConditionalOnClass(HealthIndicator.class)
+@ConditionalOnBean(IdempotencyStore.class)
+@ConditionalOnProperty(prefix = "management.health.idem", name = "enabled", havingValue = "true",
+        matchIfMissing = true)
+public class IdemHealthAutoConfiguration {
+    private static final IdempotencyKey PROBE = IdempotencyKey.of("idem-health", "health-check", "probe");
+
+    /** Created by Spring. */
+    public IdemHealthAutoConfiguration() {
+    }
+
+    /**
+     * The indicator.
+     *
+     * @param store the store to probe
+     * @return the indicator
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "idemHealthIndicator")
+    public HealthIndicator idemHealthIndicator(IdempotencyStore store) {
+        String kind = store.getClass().getSimpleName();
+        return () -> {
+            try {
+                store.find(PROBE);
+                return Health.up().withDetail("store", kind).build();
+            } catch (RuntimeException e) {
+                return Health.down(e).withDetail("store", kind).build();
+            }
+        };
+    }
+}
