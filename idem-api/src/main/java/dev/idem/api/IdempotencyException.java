@@ -8,17 +8,30 @@ package dev.idem.api;
 public class IdempotencyException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** Creates an exception with a message. */
+    /**
+     * Creates an exception with a message.
+     *
+     * @param message the message
+     */
     public IdempotencyException(String message) {
         super(message);
     }
 
-    /** Creates an exception with a message and a cause. */
+    /**
+     * Creates an exception with a message and a cause.
+     *
+     * @param message the message
+     * @param cause the cause
+     */
     public IdempotencyException(String message, Throwable cause) {
         super(message, cause);
     }
 
-    /** The HTTP status this failure maps to; 500 unless a subclass says otherwise. */
+    /**
+     * The HTTP status this failure maps to; 500 unless a subclass says otherwise.
+     *
+     * @return the HTTP status this failure maps to
+     */
     public int httpStatus() {
         return 500;
     }

@@ -38,6 +38,10 @@ public final class IdempotencyKey {
     /**
      * Builds and validates a key.
      *
+     * @param scope the scope
+     * @param operation the operation
+     * @param key the key
+     * @return the idempotency key
      * @throws InvalidIdempotencyKeyException if any part is null, empty, too long or has
      *     a forbidden character
      */
@@ -45,17 +49,29 @@ public final class IdempotencyKey {
         return new IdempotencyKey(scope, operation, key);
     }
 
-    /** The tenant or authenticated principal the key belongs to. */
+    /**
+     * The tenant or authenticated principal the key belongs to.
+     *
+     * @return the tenant or authenticated principal the key belongs to
+     */
     public String scope() {
         return scope;
     }
 
-    /** The endpoint or operation name the key applies to. */
+    /**
+     * The endpoint or operation name the key applies to.
+     *
+     * @return the endpoint or operation name the key applies to
+     */
     public String operation() {
         return operation;
     }
 
-    /** The client's token. */
+    /**
+     * The client's token.
+     *
+     * @return the client's token
+     */
     public String key() {
         return key;
     }

@@ -4,7 +4,11 @@ package dev.idem.api;
 public class InvalidIdempotencyKeyException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
-    /** Creates the exception; the message says which part failed and why. */
+    /**
+     * Creates the exception; the message says which part failed and why.
+     *
+     * @param message the message
+     */
     public InvalidIdempotencyKeyException(String message) {
         super(message);
     }

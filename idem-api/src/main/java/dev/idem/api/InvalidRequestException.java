@@ -8,20 +8,35 @@ package dev.idem.api;
 public class InvalidRequestException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
+    /** Whether the request was rejected for its size. */
     private final boolean tooLarge;
 
-    /** Creates the exception for malformed input. */
+    /**
+     * Creates the exception for malformed input.
+     *
+     * @param message the message
+     */
     public InvalidRequestException(String message) {
         this(message, false, null);
     }
 
-    /** Creates the exception; {@code tooLarge} marks a size-limit violation. */
+    /**
+     * Creates the exception; {@code tooLarge} marks a size-limit violation.
+     *
+     * @param message the message
+     * @param tooLarge whether the request was rejected for its size rather than its form
+     * @param cause the cause
+     */
     public InvalidRequestException(String message, boolean tooLarge, Throwable cause) {
         super(message, cause);
         this.tooLarge = tooLarge;
     }
 
-    /** Whether the request was rejected for its size rather than its form. */
+    /**
+     * Whether the request was rejected for its size rather than its form.
+     *
+     * @return whether the request was rejected for its size rather than its form
+     */
     public boolean tooLarge() {
         return tooLarge;
     }

@@ -8,16 +8,25 @@ package dev.idem.api;
 public class KeyReusedException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
+    /** The key that was reused. */
     private final IdempotencyKey key;
 
-    /** Creates the exception for {@code key}. */
+    /**
+     * Creates the exception for {@code key}.
+     *
+     * @param key the key
+     */
     public KeyReusedException(IdempotencyKey key) {
         super("idempotency key " + key.key() + " was already used with a different request for "
                 + key.operation());
         this.key = key;
     }
 
-    /** The key that was reused. */
+    /**
+     * The key that was reused.
+     *
+     * @return the key that was reused
+     */
     public IdempotencyKey key() {
         return key;
     }

@@ -8,10 +8,17 @@ package dev.idem.api;
 public class LeaseLostException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
+    /** The key whose lease was lost. */
     private final IdempotencyKey key;
+    /** The stale token. */
     private final long fencingToken;
 
-    /** Creates the exception for the stale token. */
+    /**
+     * Creates the exception for the stale token.
+     *
+     * @param key the key
+     * @param fencingToken the caller's token, no longer current
+     */
     public LeaseLostException(IdempotencyKey key, long fencingToken) {
         super("lease for idempotency key " + key.key() + " on " + key.operation()
                 + " was lost (fencing token " + Long.toHexString(fencingToken) + " is stale)");
@@ -19,12 +26,20 @@ public class LeaseLostException extends IdempotencyException {
         this.fencingToken = fencingToken;
     }
 
-    /** The key whose lease was lost. */
+    /**
+     * The key whose lease was lost.
+     *
+     * @return the key whose lease was lost
+     */
     public IdempotencyKey key() {
         return key;
     }
 
-    /** The stale token. */
+    /**
+     * The stale token.
+     *
+     * @return the stale token
+     */
     public long fencingToken() {
         return fencingToken;
     }

@@ -9,20 +9,36 @@ package dev.idem.api;
 public class StoreUnavailableException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
+    /** Whether the same call may succeed later. */
     private final boolean retryable;
 
-    /** Creates a retryable store failure. */
+    /**
+     * Creates a retryable store failure.
+     *
+     * @param message the message
+     * @param cause the cause
+     */
     public StoreUnavailableException(String message, Throwable cause) {
         this(message, cause, true);
     }
 
-    /** Creates a store failure, stating whether a retry may succeed. */
+    /**
+     * Creates a store failure, stating whether a retry may succeed.
+     *
+     * @param message the message
+     * @param cause the cause
+     * @param retryable whether the same call may succeed later
+     */
     public StoreUnavailableException(String message, Throwable cause, boolean retryable) {
         super(message, cause);
         this.retryable = retryable;
     }
 
-    /** Whether the same call may succeed later. */
+    /**
+     * Whether the same call may succeed later.
+     *
+     * @return whether the same call may succeed later
+     */
     public boolean retryable() {
         return retryable;
     }

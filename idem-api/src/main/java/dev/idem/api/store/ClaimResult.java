@@ -28,6 +28,7 @@ public final class ClaimResult {
      * @param record the record after the claim: the caller's own for ACQUIRED and TAKEN_OVER
      * @param storeTime the store's clock at the claim, so callers can turn the record's
      *     instants into durations without depending on their own clock
+     * @param status how the claim ended
      */
     public ClaimResult(Status status, StoredRecord record, Instant storeTime) {
         this.status = Objects.requireNonNull(status, "status");
@@ -35,37 +36,71 @@ public final class ClaimResult {
         this.storeTime = Objects.requireNonNull(storeTime, "storeTime");
     }
 
-    /** Creates an ACQUIRED result. */
+    /**
+     * Creates an ACQUIRED result.
+     *
+     * @param record the caller's own record after the claim
+     * @param storeTime the store's clock at the claim
+     * @return the claim result
+     */
     public static ClaimResult acquired(StoredRecord record, Instant storeTime) {
         return new ClaimResult(Status.ACQUIRED, record, storeTime);
     }
 
-    /** Creates a TAKEN_OVER result. */
+    /**
+     * Creates a TAKEN_OVER result.
+     *
+     * @param record the caller's own record after the claim
+     * @param storeTime the store's clock at the claim
+     * @return the claim result
+     */
     public static ClaimResult takenOver(StoredRecord record, Instant storeTime) {
         return new ClaimResult(Status.TAKEN_OVER, record, storeTime);
     }
 
-    /** Creates an EXISTING result. */
+    /**
+     * Creates an EXISTING result.
+     *
+     * @param record the record that holds the key
+     * @param storeTime the store's clock at the claim
+     * @return the claim result
+     */
     public static ClaimResult existing(StoredRecord record, Instant storeTime) {
         return new ClaimResult(Status.EXISTING, record, storeTime);
     }
 
-    /** How the claim ended. */
+    /**
+     * How the claim ended.
+     *
+     * @return how the claim ended
+     */
     public Status status() {
         return status;
     }
 
-    /** Whether the caller now holds the key (ACQUIRED or TAKEN_OVER). */
+    /**
+     * Whether the caller now holds the key (ACQUIRED or TAKEN_OVER).
+     *
+     * @return whether the caller now holds the key (ACQUIRED or TAKEN_OVER)
+     */
     public boolean claimed() {
         return status != Status.EXISTING;
     }
 
-    /** The record after the claim. */
+    /**
+     * The record after the claim.
+     *
+     * @return the record after the claim
+     */
     public StoredRecord record() {
         return record;
     }
 
-    /** The store's clock when the claim was decided. */
+    /**
+     * The store's clock when the claim was decided.
+     *
+     * @return the store's clock when the claim was decided
+     */
     public Instant storeTime() {
         return storeTime;
     }

@@ -37,6 +37,11 @@ public interface IdempotencyStore extends AutoCloseable {
      * the claim as won, since tokens are unique per claim. The engine never reuses a token.
      *
      * @param fencingToken a fresh token chosen by the caller (unique per claim)
+     * @param key the key
+     * @param fingerprint the request fingerprint
+     * @param lease how long the claim holds the key
+     * @param ttl how long the record lives
+     * @return how the claim ended, with the record after it
      */
     ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease, Duration ttl);
 
@@ -45,6 +50,10 @@ public interface IdempotencyStore extends AutoCloseable {
      * dropping the journal, if the caller's token is current. Repeating a successful complete with the same token
      * returns true again (so an ambiguous network failure can be retried).
      *
+     * @param key the key
+     * @param fencingToken the token of the caller's claim
+     * @param outcome the outcome to store (opaque bytes)
+     * @param ttl how long the COMPLETED record lives
      * @return false if the token is not current (the lease was lost); nothing changed then
      * @throws IllegalArgumentException if the outcome exceeds {@link StoreCapabilities#maxOutcomeBytes()}
      */
@@ -56,6 +65,8 @@ public interface IdempotencyStore extends AutoCloseable {
      * with the same token returns true again while the record is still RELEASED with that
      * token (so a client-level retry after a lost reply is not mistaken for a lost lease).
      *
+     * @param key the key
+     * @param fencingToken the token of the caller's claim
      * @return false if the token is not current; nothing changed then
      */
     boolean release(IdempotencyKey key, long fencingToken);
@@ -66,6 +77,9 @@ public interface IdempotencyStore extends AutoCloseable {
      * as they are. Like {@link #complete}, it is fenced by the token only, and repeating it
      * with the same token and bytes returns true again. One round trip on a remote store.
      *
+     * @param key the key
+     * @param fencingToken the token of the caller's claim
+     * @param journal the step journal to save (opaque bytes)
      * @return false if the token is not current; nothing changed then
      * @throws IllegalArgumentException if the journal exceeds {@link StoreCapabilities#maxOutcomeBytes()}
      */
@@ -78,20 +92,35 @@ public interface IdempotencyStore extends AutoCloseable {
      * Moves the lease deadline to {@code now + lease} (and {@code expiresAt} to at least that),
      * if the token is current.
      *
+     * @param key the key
+     * @param fencingToken the token of the caller's claim
+     * @param lease the new lease, counted from the store's now
      * @return the new lease deadline, or empty if the token is not current
      */
     Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease);
 
-    /** The unexpired record for the key, if any (RELEASED records included). */
+    /**
+     * The unexpired record for the key, if any (RELEASED records included).
+     *
+     * @param key the key
+     * @return the unexpired record for the key, if any (RELEASED records included)
+     */
     Optional<StoredRecord> find(IdempotencyKey key);
 
     /**
      * Deletes up to {@code limit} expired records and returns how many it deleted. Meant to
      * be called periodically; stores with native expiry may return 0.
+     *
+     * @param limit the most records to delete in this call, positive
+     * @return the number of records deleted
      */
     int purgeExpired(int limit);
 
-    /** What this store can do; fixed for the store's life (the engine reads it once). */
+    /**
+     * What this store can do; fixed for the store's life (the engine reads it once).
+     *
+     * @return what this store can do
+     */
     StoreCapabilities capabilities();
 
     /** Releases resources the store created itself; never closes clients the user passed in. */

@@ -12,12 +12,21 @@ public enum RecordState {
      */
     RELEASED;
 
-    /** Stable one-letter code stores may persist instead of the name. */
+    /**
+     * Stable one-letter code stores may persist instead of the name.
+     *
+     * @return stable one-letter code stores may persist instead of the name
+     */
     public char code() {
         return name().charAt(0);
     }
 
-    /** Inverse of {@link #code()}. */
+    /**
+     * Inverse of {@link #code()}.
+     *
+     * @param code a code returned by {@link #code()}
+     * @return the state with that code
+     */
     public static RecordState fromCode(char code) {
         switch (code) {
             case 'I': return IN_PROGRESS;

@@ -15,7 +15,13 @@ package dev.idem.api.store;
  *     caller unstored and the key released.
  */
 public record StoreCapabilities(boolean nativeExpiry, boolean serverClock, int maxOutcomeBytes) {
-    /** Validates the values. */
+    /**
+     * Validates the values.
+     *
+     * @param nativeExpiry whether the backend removes expired records by itself
+     * @param serverClock whether leases and expiry are judged by the backend's clock
+     * @param maxOutcomeBytes the largest outcome or journal the store accepts, positive
+     */
     public StoreCapabilities {
         if (maxOutcomeBytes < 1) {
             throw new IllegalArgumentException("maxOutcomeBytes must be positive but was " + maxOutcomeBytes);

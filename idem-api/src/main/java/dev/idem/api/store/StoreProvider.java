@@ -21,12 +21,18 @@ import java.util.Optional;
  */
 public interface StoreProvider {
 
-    /** A short name, for example {@code memory} or {@code jdbc}, used in error messages. */
+    /**
+     * A short name, for example {@code memory} or {@code jdbc}, used in error messages.
+     *
+     * @return a short name, for example {@code memory} or {@code jdbc}, used in error messages
+     */
     String name();
 
     /**
      * Creates a store.
      *
+     * @param context the configuration and shared services the engine builder offers
+     * @return the idempotency store
      * @throws IllegalStateException if the configuration this provider needs is missing;
      *     the message says which property to set
      */
@@ -34,13 +40,26 @@ public interface StoreProvider {
 
     /** What the engine hands a provider. */
     interface Context {
-        /** The engine's clock, for stores that keep time themselves. */
+        /**
+         * The engine's clock, for stores that keep time themselves.
+         *
+         * @return the engine's clock, for stores that keep time themselves
+         */
         Clock clock();
 
-        /** The properties given to the engine builder (falling back to system properties). */
+        /**
+         * The properties given to the engine builder (falling back to system properties).
+         *
+         * @return the properties given to the engine builder (falling back to system properties)
+         */
         Map<String, String> properties();
 
-        /** One property, from the builder's properties or else the system properties. */
+        /**
+         * One property, from the builder's properties or else the system properties.
+         *
+         * @param name the name
+         * @return one property, from the builder's properties or else the system properties
+         */
         default Optional<String> property(String name) {
             String v = properties().get(name);
             if (v == null) {
@@ -54,6 +73,8 @@ public interface StoreProvider {
          * {@code 5m}, {@code 2h}, {@code 1d}) or ISO-8601 ({@code PT30S}), as Spring Boot
          * accepts them.
          *
+         * @param name the name
+         * @return one duration property
          * @throws IllegalStateException if the value is neither, or not positive; the message
          *     names the property and the value
          */
@@ -65,6 +86,9 @@ public interface StoreProvider {
     /**
      * Parses a duration the way {@link Context#duration} does.
      *
+     * @param name the name
+     * @param value the value
+     * @return the parsed duration, positive
      * @throws IllegalStateException if the value is neither form, or not positive
      */
     static Duration parseDuration(String name, String value) {

@@ -34,6 +34,12 @@ public final class StoredRecord {
      * @param outcome the stored outcome; null unless {@code state} is COMPLETED
      * @param journal the step journal saved by {@link IdempotencyStore#checkpoint}; null if
      *     none was saved, and always null for a COMPLETED record
+     * @param key the key
+     * @param state the state
+     * @param fingerprint the fingerprint
+     * @param fencingToken a fresh token chosen by the caller (unique per claim)
+     * @param attempt the attempt
+     * @param expiresAt the expires at
      */
     public StoredRecord(IdempotencyKey key, RecordState state, byte[] fingerprint, long fencingToken,
             int attempt, Instant createdAt, Instant leaseExpiresAt, Instant expiresAt, byte[] outcome,
@@ -66,6 +72,14 @@ public final class StoredRecord {
      * Transitional constructor for stores not yet on SPI v2: no creation time (reported as
      * the epoch) and no journal. Removed before release.
      *
+     * @param key the key
+     * @param state the state
+     * @param fingerprint the fingerprint
+     * @param fencingToken a fresh token chosen by the caller (unique per claim)
+     * @param attempt the attempt
+     * @param leaseExpiresAt the lease deadline; null unless {@code state} is IN_PROGRESS
+     * @param expiresAt the expires at
+     * @param outcome the stored outcome; null unless {@code state} is COMPLETED
      * @deprecated use the constructor with {@code createdAt} and {@code journal}
      */
     @Deprecated(forRemoval = true)
@@ -75,42 +89,74 @@ public final class StoredRecord {
                 null);
     }
 
-    /** The record's key. */
+    /**
+     * The record's key.
+     *
+     * @return the record's key
+     */
     public IdempotencyKey key() {
         return key;
     }
 
-    /** The record's state. */
+    /**
+     * The record's state.
+     *
+     * @return the record's state
+     */
     public RecordState state() {
         return state;
     }
 
-    /** The request fingerprint the key was first claimed with. */
+    /**
+     * The request fingerprint the key was first claimed with.
+     *
+     * @return the request fingerprint the key was first claimed with
+     */
     public byte[] fingerprint() {
         return fingerprint;
     }
 
-    /** The fencing token of the latest claim. */
+    /**
+     * The fencing token of the latest claim.
+     *
+     * @return the fencing token of the latest claim
+     */
     public long fencingToken() {
         return fencingToken;
     }
 
-    /** How many times this key has started executing (1 for the first claim). */
+    /**
+     * How many times this key has started executing (1 for the first claim).
+     *
+     * @return how many times this key has started executing (1 for the first claim)
+     */
     public int attempt() {
         return attempt;
     }
 
-    /** The lease deadline while IN_PROGRESS; null otherwise. */
+    /**
+     * The lease deadline while IN_PROGRESS; null otherwise.
+     *
+     * @return the lease deadline while IN_PROGRESS
+     */
     public Instant leaseExpiresAt() {
         return leaseExpiresAt;
     }
 
-    /** When the record stops existing, whatever its state. */
+    /**
+     * When the record stops existing, whatever its state.
+     *
+     * @return when the record stops existing, whatever its state
+     */
     public Instant expiresAt() {
         return expiresAt;
     }
 
-    /** The stored outcome of a COMPLETED record; null otherwise. */
+    /**
+     * The stored outcome of a COMPLETED record; null otherwise.
+     *
+     * @return the stored outcome of a COMPLETED record
+     */
     public byte[] outcome() {
         return outcome;
     }
@@ -119,17 +165,28 @@ public final class StoredRecord {
      * When the key's record was first created in its current life: the claim with attempt 1.
      * Release, takeover, extension and completion keep it, so {@code storeTime - createdAt}
      * at a replay is how long after the first execution the duplicate arrived.
+     *
+     * @return when the key's record was first created in its current life
      */
     public Instant createdAt() {
         return createdAt;
     }
 
-    /** The step journal last saved by {@link IdempotencyStore#checkpoint}; null if none (always for COMPLETED). */
+    /**
+     * The step journal last saved by {@link IdempotencyStore#checkpoint}; null if none (always for COMPLETED).
+     *
+     * @return the step journal last saved by {@link IdempotencyStore#checkpoint}
+     */
     public byte[] journal() {
         return journal;
     }
 
-    /** Whether {@code other} equals this record's fingerprint. */
+    /**
+     * Whether {@code other} equals this record's fingerprint.
+     *
+     * @param other the other
+     * @return whether {@code other} equals this record's fingerprint
+     */
     public boolean hasFingerprint(byte[] other) {
         return Arrays.equals(fingerprint, other);
     }

@@ -18,6 +18,7 @@ public interface Sleeper {
     /**
      * Blocks for {@code duration} (non-negative).
      *
+     * @param duration the duration
      * @throws InterruptedException if the thread is interrupted while waiting
      */
     void sleep(Duration duration) throws InterruptedException;
@@ -25,6 +26,9 @@ public interface Sleeper {
     /**
      * Returns a future that completes after {@code duration}; never blocks a caller for real time unless
      * the sleeper is a fake whose {@code sleep} returns at once.
+     *
+     * @param duration the duration
+     * @return a future that completes after {@code duration}
      */
     default CompletableFuture<Void> delay(Duration duration) {
         try {
@@ -36,7 +40,11 @@ public interface Sleeper {
         }
     }
 
-    /** Returns a sleeper that uses {@link TimeUnit#sleep} and, for async calls, a JDK delayed executor. */
+    /**
+     * Returns a sleeper that uses {@link TimeUnit#sleep} and, for async calls, a JDK delayed executor.
+     *
+     * @return a sleeper that uses {@link TimeUnit#sleep} and, for async calls, a JDK delayed executor
+     */
     static Sleeper system() {
         return new Sleeper() {
             @Override

@@ -9,10 +9,18 @@ package dev.idem.api.time;
 @FunctionalInterface
 public interface Ticker {
 
-    /** Returns the current reading in nanoseconds, with an arbitrary origin. */
+    /**
+     * Returns the current reading in nanoseconds, with an arbitrary origin.
+     *
+     * @return the current reading in nanoseconds, with an arbitrary origin
+     */
     long read();
 
-    /** Returns a ticker backed by {@link System#nanoTime()}. */
+    /**
+     * Returns a ticker backed by {@link System#nanoTime()}.
+     *
+     * @return a ticker backed by {@link System#nanoTime()}
+     */
     static Ticker system() {
         return System::nanoTime;
     }
