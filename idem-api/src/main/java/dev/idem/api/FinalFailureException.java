@@ -11,8 +11,11 @@ package dev.idem.api;
 public class FinalFailureException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
+    /** The key whose execution failed finally. */
     private final IdempotencyKey key;
+    /** The failure code the classifier chose. */
     private final String code;
+    /** The human-readable message; may be empty. */
     private final String detail;
 
     /**
