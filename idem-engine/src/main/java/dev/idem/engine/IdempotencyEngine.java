@@ -99,7 +99,7 @@ public final class IdempotencyEngine {
         this.retryAfterHint = b.retryAfterHint;
         this.classifier = b.classifier;
         this.listener = b.listener;
-        this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize) : null;
+        this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.clock) : null;
         this.completeAttempts = b.completeAttempts;
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
         this.maxOutcomeBytes = store.capabilities().maxOutcomeBytes();
