@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
 
@@ -57,10 +58,26 @@ import java.util.random.RandomGenerator;
  * is hashed as it is, {@code null} is JSON null, and anything else (POJO, Map, JsonNode) is
  * written with the engine's ObjectMapper and canonicalized.
  *
+ * <h2>Exceptions</h2>
+ * Every failure idem raises on purpose is an {@link dev.idem.api.IdempotencyException}
+ * carrying its HTTP status. Outside that root, public methods throw only: the work's own
+ * unchecked exceptions and {@link Error}s, rethrown as they are for transient failures;
+ * {@link NullPointerException} for a null argument; and {@link IllegalArgumentException} /
+ * {@link IllegalStateException} from builders and option validation (an out-of-range
+ * duration, a lease not shorter than the TTL, a per-call wait longer than the TTL, a setter
+ * called twice, zero or several discovered stores): programming errors, raised before
+ * anything is stored. A too large outcome is never an {@code IllegalArgumentException} to
+ * the caller (it becomes {@link OutcomeNotStoredException}), and durations are bounded by
+ * {@link #MAX_DURATION}, so no {@code ArithmeticException} or {@code DateTimeException}
+ * escapes from the engine's time arithmetic.
+ *
  * <p>Thread-safe; holds no global state, so several engines may share a JVM (and a store).
+ * {@link #close()} closes the store only if the engine discovered it itself.
  */
-public final class IdempotencyEngine {
+public final class IdempotencyEngine implements AutoCloseable {
     final IdempotencyStore store;
+    private final boolean ownsStore;
+    private final AtomicBoolean closed = new AtomicBoolean();
     final OutcomeCodec codec;
     final Fingerprinter fingerprinter;
     final Clock clock;
@@ -84,6 +101,7 @@ public final class IdempotencyEngine {
 
     private IdempotencyEngine(Builder b) {
         this.clock = b.clock;
+        this.ownsStore = b.store == null;
         this.store = b.store != null ? b.store
                 : StoreDiscovery.discover(b.classLoader != null ? b.classLoader
                         : Thread.currentThread().getContextClassLoader(), b.clock, b.properties);
@@ -110,9 +128,26 @@ public final class IdempotencyEngine {
         return new Builder();
     }
 
-    /** The store this engine uses (the discovered one if none was given). */
+    /**
+     * The store this engine uses (the discovered one if none was given).
+     *
+     * @return the store
+     */
     public IdempotencyStore store() {
         return store;
+    }
+
+    /**
+     * Closes the store if this engine discovered it through a
+     * {@link dev.idem.api.store.StoreProvider} (it created it, so it owns it); a store passed
+     * to {@link Builder#store(IdempotencyStore)} is the caller's and is left open. Idempotent.
+     * The engine must not be used afterwards.
+     */
+    @Override
+    public void close() {
+        if (ownsStore && closed.compareAndSet(false, true)) {
+            store.close();
+        }
     }
 
     /**

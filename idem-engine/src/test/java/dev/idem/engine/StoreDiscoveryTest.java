@@ -33,6 +33,62 @@ class StoreDiscoveryTest {
         }
     }
 
+    /** A memory store that records whether it was closed. */
+    public static final class ClosingStore extends FaultyStore {
+        volatile boolean closed;
+
+        ClosingStore() {
+            super(MemoryIdempotencyStore.create());
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
+    /** A provider whose store records being closed. */
+    public static final class ClosingProvider implements StoreProvider {
+        @Override
+        public String name() {
+            return "closing";
+        }
+
+        @Override
+        public IdempotencyStore create(Context context) {
+            return new ClosingStore();
+        }
+    }
+
+    /** A loader that sees only the providers registered in {@code dir}, not the memory module's. */
+    private ClassLoader loaderWithOnly(String provider) throws IOException {
+        Path services = dir.resolve("META-INF/services");
+        Files.createDirectories(services);
+        String name = "META-INF/services/" + StoreProvider.class.getName();
+        Files.writeString(dir.resolve(name), provider, StandardCharsets.UTF_8);
+        return new URLClassLoader(new URL[] {dir.toUri().toURL()}, StoreDiscoveryTest.class.getClassLoader()) {
+            @Override
+            public java.util.Enumeration<URL> getResources(String resource) throws IOException {
+                return resource.equals(name) ? findResources(resource) : super.getResources(resource);
+            }
+        };
+    }
+
+    @Test
+    void closingTheEngineClosesADiscoveredStoreButNeverAGivenOne() throws IOException {
+        IdempotencyEngine discovering = IdempotencyEngine.builder()
+                .classLoader(loaderWithOnly(ClosingProvider.class.getName())).build();
+        ClosingStore discovered = (ClosingStore) discovering.store();
+        discovering.close();
+        assertThat(discovered.closed).isTrue();
+
+        ClosingStore given = new ClosingStore();
+        try (IdempotencyEngine engine = IdempotencyEngine.builder().store(given).build()) {
+            assertThat(engine.store()).isSameAs(given);
+        }
+        assertThat(given.closed).isFalse();
+    }
+
     private ClassLoader loaderWith(String... providers) throws IOException {
         Path services = dir.resolve("META-INF/services");
         Files.createDirectories(services);

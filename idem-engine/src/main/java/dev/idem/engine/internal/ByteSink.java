@@ -1,6 +1,5 @@
 package dev.idem.engine.internal;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /** A growable byte buffer without the synchronization of ByteArrayOutputStream. */
@@ -32,28 +31,6 @@ final class ByteSink {
         ensure(n);
         for (int i = 0; i < n; i++) {
             buf[size++] = (byte) s.charAt(i);
-        }
-    }
-
-    /** Writes {@code s} as UTF-8; the caller has checked it holds no lone surrogate. */
-    void writeUtf8(String s, int from, int to) {
-        if (from == to) {
-            return;
-        }
-        boolean ascii = true;
-        for (int i = from; i < to; i++) {
-            if (s.charAt(i) >= 0x80) {
-                ascii = false;
-                break;
-            }
-        }
-        if (ascii) {
-            ensure(to - from);
-            for (int i = from; i < to; i++) {
-                buf[size++] = (byte) s.charAt(i);
-            }
-        } else {
-            write(s.substring(from, to).getBytes(StandardCharsets.UTF_8));
         }
     }
 
@@ -132,10 +109,6 @@ final class ByteSink {
 
     byte[] toByteArray() {
         return Arrays.copyOf(buf, size);
-    }
-
-    void reset() {
-        size = 0;
     }
 
     private void ensure(int extra) {
