@@ -3,6 +3,7 @@ package dev.idem.messaging;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.type.TypeFactory;
+import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.KeyReusedException;
 import dev.idem.api.LeaseLostException;
@@ -162,10 +163,14 @@ public final class Inbox<R> {
             emit(InboxEvent.Type.MISMATCH, source, eventId, 0);
             onMismatch.onMismatch(new Mismatch(source, consumer, eventId, payload));
             return new Delivery<>(Delivery.Status.MISMATCH, false, null, 0, "", "");
-        } catch (ReplayedFailureException e) {
-            // Only when the user's engine classifies a rethrown failure as final itself.
-            emit(InboxEvent.Type.DUPLICATE, source, eventId, 0);
-            return new Delivery<>(Delivery.Status.FAILED, true, null, 0, e.code(), e.detail());
+        } catch (FinalFailureException e) {
+            // Only when the user's engine classifies a rethrown failure as final itself; the first
+            // delivery gets the same code and detail as its redeliveries.
+            boolean replayed = e instanceof ReplayedFailureException;
+            if (replayed) {
+                emit(InboxEvent.Type.DUPLICATE, source, eventId, 0);
+            }
+            return new Delivery<>(Delivery.Status.FAILED, replayed, null, 0, e.code(), e.detail());
         }
         Envelope<R> envelope = result.value();
         boolean duplicate = result.replayed();
