@@ -1,0 +1,348 @@
+package dev.idem.outbox.jdbc;
+
+import dev.idem.api.time.Sleeper;
+import dev.idem.client.RetryPolicy;
+import dev.idem.outbox.jdbc.internal.OutboxSql;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
+
+/**
+ * Publishes committed outbox rows through a {@link Publisher} and marks them sent.
+ *
+ * <h2>One batch ({@link #runOnce()})</h2>
+ * In one READ COMMITTED transaction: select up to {@code batchSize} due pending rows in id
+ * order with {@code FOR UPDATE SKIP LOCKED}, publish each, and mark it sent, or on failure
+ * schedule its next attempt after a full-jitter backoff drawn by idem-client's
+ * {@link RetryPolicy} ({@code random(0, min(maxDelay, baseDelay * 2^(attempt-1)))}), or after
+ * {@code maxAttempts} failures mark it dead and hand it to the dead-letter callback; then
+ * commit. Several relays (threads or processes) therefore claim disjoint batches: a row locked
+ * by one relay is skipped by the others, never waited for and never published by two relays at
+ * once. SKIP LOCKED is used on PostgreSQL, MySQL 8 / MariaDB 10.6+ and H2 2.x alike; H2
+ * skips more than the locked rows under {@code ORDER BY ... LIMIT} (a second relay may find
+ * nothing while the first holds a batch), which costs parallelism but never correctness.
+ *
+ * <h2>Crashes</h2>
+ * If the relay dies (or the {@code Publisher} throws an {@link Error}) after publishing and
+ * before the commit, the transaction rolls back and the rows are published again by the next
+ * batch, with the same event id: the consumer's inbox absorbs the repeat. The row locks are
+ * held while the publisher runs, so bound the publisher's time and keep batches small
+ * (default 100).
+ *
+ * <h2>Ordering</h2>
+ * Without {@code orderedByKey} rows are published in id order within a batch, but retries and
+ * concurrent relays reorder them. With {@code orderedByKey(true)} a row is only claimed when no
+ * older pending row has its aggregate key, so each key's messages are published one at a time
+ * in id order, and a failing message holds back the later ones of its key until it is sent or
+ * dead. The cost: at most one message per key per batch, a head-of-line block per key while its
+ * head backs off, and an index probe per candidate row. Id order is insertion order: writers of
+ * one aggregate must serialize their transactions (they usually do, on the aggregate's row), or
+ * a later id may commit, and be published, first. Rows without a key are never held back.
+ *
+ * <h2>Retention</h2>
+ * {@link #purgeSent(int)} deletes sent rows older than the retention in bounded batches; dead
+ * rows stay for inspection until deleted by hand.
+ *
+ * <p>Thread-safe; {@link #run(BooleanSupplier)} is the usual polling loop.
+ */
+public final class Relay {
+    private static final System.Logger LOG = System.getLogger(Relay.class.getName());
+    private static final int MAX_ERROR = 1000;
+
+    private final Outbox outbox;
+    private final Publisher publisher;
+    private final int batchSize;
+    private final int maxAttempts;
+    private final RetryPolicy backoff;
+    private final Clock clock;
+    private final Sleeper sleeper;
+    private final Duration pollInterval;
+    private final Duration retention;
+    private final boolean orderedByKey;
+    private final Consumer<OutboxRecord> onDeadLetter;
+
+    private Relay(Builder b) {
+        this.outbox = b.outbox;
+        this.publisher = b.publisher;
+        this.batchSize = b.batchSize;
+        this.maxAttempts = b.maxAttempts;
+        this.backoff = b.backoff;
+        this.clock = b.clock != null ? b.clock : b.outbox.clock();
+        this.sleeper = b.sleeper;
+        this.pollInterval = b.pollInterval;
+        this.retention = b.retention;
+        this.orderedByKey = b.orderedByKey;
+        this.onDeadLetter = b.onDeadLetter;
+    }
+
+    /**
+     * Publishes one batch of due rows.
+     *
+     * @return how many rows the batch held (published, rescheduled or dead-lettered); 0 when
+     *     nothing was due
+     * @throws org.jdbi.v3.core.JdbiException if the database fails (nothing is marked; the
+     *     rows are published again later)
+     */
+    public int runOnce() {
+        OutboxSql sql = outbox.sql();
+        return outbox.jdbi().inTransaction(TransactionIsolationLevel.READ_COMMITTED, h -> {
+            long now = clock.millis();
+            List<OutboxRecord> batch = h.createQuery(orderedByKey ? sql.claimOrdered : sql.claim)
+                    .bind("now", now).bind("limit", batchSize)
+                    .map((rs, ctx) -> new OutboxRecord(rs.getLong("id"), rs.getString("event_id"),
+                            rs.getString("topic"), rs.getString("aggregate_key"), rs.getBytes("payload"),
+                            rs.getInt("attempts") + 1, Instant.ofEpochMilli(rs.getLong("created_at"))))
+                    .list();
+            for (OutboxRecord record : batch) {
+                publishOne(h, sql, record);
+            }
+            return batch.size();
+        });
+    }
+
+    private void publishOne(Handle h, OutboxSql sql, OutboxRecord record) {
+        Exception failure;
+        try {
+            publisher.publish(record);
+            h.createUpdate(sql.markSent).bind("now", clock.millis()).bind("id", record.id()).execute();
+            return;
+        } catch (Exception e) {
+            failure = e;
+        }
+        String error = truncate(String.valueOf(failure));
+        if (record.attempt() >= maxAttempts) {
+            h.createUpdate(sql.markDead).bind("error", error).bind("id", record.id()).execute();
+            LOG.log(Level.ERROR, "outbox message {0} ({1}) is dead after {2} attempts: {3}", record.eventId(),
+                    record.topic(), record.attempt(), error);
+            try {
+                onDeadLetter.accept(record);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "outbox dead-letter callback threw", e);
+            }
+            return;
+        }
+        long delay = backoff.backoff(record.attempt() - 1, null).toMillis();
+        h.createUpdate(sql.markRetry).bind("availableAt", clock.millis() + delay).bind("error", error)
+                .bind("id", record.id()).execute();
+        LOG.log(Level.DEBUG, "outbox message {0} failed attempt {1}; next in {2} ms: {3}", record.eventId(),
+                record.attempt(), delay, error);
+    }
+
+    private static String truncate(String s) {
+        return s.length() <= MAX_ERROR ? s : s.substring(0, MAX_ERROR);
+    }
+
+    /**
+     * Deletes up to {@code limit} sent rows older than the retention.
+     *
+     * @param limit the most rows to delete in this call, 1..100000
+     * @return how many rows were deleted
+     */
+    public int purgeSent(int limit) {
+        if (limit < 1 || limit > 100_000) {
+            throw new IllegalArgumentException("limit must be within 1..100000 but was " + limit);
+        }
+        long cutoff = clock.millis() - retention.toMillis();
+        return outbox.jdbi().withHandle(h -> h.createUpdate(outbox.sql().purge).bind("cutoff", cutoff)
+                .bind("limit", limit).execute());
+    }
+
+    /**
+     * Runs batches while {@code keepGoing} says so: a full batch is followed at once by the
+     * next, a short one by a pause of the poll interval (through the injected sleeper), and
+     * after each short batch sent rows past the retention are purged. A database or publisher
+     * failure of one batch is logged and followed by a pause; errors propagate.
+     *
+     * @param keepGoing checked before every batch
+     * @throws InterruptedException if the thread is interrupted while pausing
+     */
+    public void run(BooleanSupplier keepGoing) throws InterruptedException {
+        while (keepGoing.getAsBoolean()) {
+            int n;
+            try {
+                n = runOnce();
+                if (n < batchSize) {
+                    purgeSent(1_000);
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "outbox relay batch failed; retrying after the poll interval", e);
+                n = 0;
+            }
+            if (n < batchSize) {
+                sleeper.sleep(pollInterval);
+            }
+        }
+    }
+
+    /** Validating builder: every setter checks its argument at once and may be called once. */
+    public static final class Builder {
+        private final Outbox outbox;
+        private final Publisher publisher;
+        private final Set<String> set = new HashSet<>();
+        private int batchSize = 100;
+        private int maxAttempts = 10;
+        private RetryPolicy backoff = RetryPolicy.builder().baseDelay(Duration.ofSeconds(1))
+                .maxDelay(Duration.ofMinutes(5)).deadline(Duration.ofDays(1)).build();
+        private Clock clock;
+        private Sleeper sleeper = Sleeper.system();
+        private Duration pollInterval = Duration.ofMillis(500);
+        private Duration retention = Duration.ofDays(7);
+        private boolean orderedByKey;
+        private Consumer<OutboxRecord> onDeadLetter = r -> { };
+
+        Builder(Outbox outbox, Publisher publisher) {
+            this.outbox = Objects.requireNonNull(outbox, "outbox");
+            this.publisher = Objects.requireNonNull(publisher, "publisher");
+        }
+
+        private void once(String name) {
+            if (!set.add(name)) {
+                throw new IllegalStateException(name + " was already set");
+            }
+        }
+
+        private static Duration positive(String name, Duration d) {
+            Objects.requireNonNull(d, name);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive but was " + d);
+            }
+            return d;
+        }
+
+        /**
+         * The most rows one batch claims (default 100). Their locks are held while they are published.
+         *
+         * @param batchSize 1..10000
+         * @return this builder
+         */
+        public Builder batchSize(int batchSize) {
+            once("batchSize");
+            if (batchSize < 1 || batchSize > 10_000) {
+                throw new IllegalArgumentException("batchSize must be within 1..10000 but was " + batchSize);
+            }
+            this.batchSize = batchSize;
+            return this;
+        }
+
+        /**
+         * How many publish attempts a message gets before it is marked dead (default 10).
+         *
+         * @param maxAttempts 1..1000
+         * @return this builder
+         */
+        public Builder maxAttempts(int maxAttempts) {
+            once("maxAttempts");
+            if (maxAttempts < 1 || maxAttempts > 1000) {
+                throw new IllegalArgumentException("maxAttempts must be within 1..1000 but was " + maxAttempts);
+            }
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        /**
+         * The backoff between a message's attempts: idem-client's policy, of which only
+         * {@link RetryPolicy#backoff} (base, cap, jitter, randomness) is used (default: full
+         * jitter, base 1 s, cap 5 min).
+         *
+         * @param policy the policy
+         * @return this builder
+         */
+        public Builder backoff(RetryPolicy policy) {
+            once("backoff");
+            this.backoff = Objects.requireNonNull(policy, "backoff");
+            return this;
+        }
+
+        /**
+         * The clock for due times, sent times and retention (default: the outbox's clock).
+         *
+         * @param clock the clock
+         * @return this builder
+         */
+        public Builder clock(Clock clock) {
+            once("clock");
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * What pauses {@link Relay#run} between short batches (default real sleeping).
+         *
+         * @param sleeper the sleeper
+         * @return this builder
+         */
+        public Builder sleeper(Sleeper sleeper) {
+            once("sleeper");
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            return this;
+        }
+
+        /**
+         * The pause after a batch that was not full (default 500 ms).
+         *
+         * @param interval positive
+         * @return this builder
+         */
+        public Builder pollInterval(Duration interval) {
+            once("pollInterval");
+            this.pollInterval = positive("pollInterval", interval);
+            return this;
+        }
+
+        /**
+         * How long sent rows are kept before {@link Relay#purgeSent} deletes them (default 7 days).
+         *
+         * @param retention positive
+         * @return this builder
+         */
+        public Builder retention(Duration retention) {
+            once("retention");
+            this.retention = positive("retention", retention);
+            return this;
+        }
+
+        /**
+         * Publishes each aggregate key's messages one at a time in id order (default off; see
+         * the class Javadoc for the cost).
+         *
+         * @param ordered whether to keep per-key order
+         * @return this builder
+         */
+        public Builder orderedByKey(boolean ordered) {
+            once("orderedByKey");
+            this.orderedByKey = ordered;
+            return this;
+        }
+
+        /**
+         * Receives each message once when it is marked dead (inside the batch transaction, just
+         * before its commit; an exception it throws is logged and ignored).
+         *
+         * @param callback the callback
+         * @return this builder
+         */
+        public Builder onDeadLetter(Consumer<OutboxRecord> callback) {
+            once("onDeadLetter");
+            this.onDeadLetter = Objects.requireNonNull(callback, "onDeadLetter");
+            return this;
+        }
+
+        /**
+         * Builds the relay.
+         *
+         * @return the relay
+         */
+        public Relay build() {
+            return new Relay(this);
+        }
+    }
+}
