@@ -7,7 +7,6 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.benchmarks.Backend;
 import dev.idem.store.dynamodb.DynamoDbIdempotencyStore;
 import dev.idem.store.dynamodb.DynamoDbTables;
-import dev.idem.store.dynamodb.TableLayout;
 import dev.idem.store.jdbc.JdbcDialect;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.memory.MemoryIdempotencyStore;
@@ -143,7 +142,7 @@ public final class Environment implements AutoCloseable {
                 closers.push(client);
                 String suffix = UUID.randomUUID().toString().substring(0, 8);
                 String table = "idem-" + suffix;
-                DynamoDbTables.createTable(client, table, TableLayout.defaults());
+                DynamoDbTables.createTable(client, table);
                 IdempotencyStore store = DynamoDbIdempotencyStore.builder().client(client).tableName(table).build();
                 RawBaseline raw = new DynamoDbRaw(client, "raw-" + suffix, leaseMs, ttlMs);
                 long before = sent.get();

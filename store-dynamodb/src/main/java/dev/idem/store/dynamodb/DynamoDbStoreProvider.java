@@ -4,6 +4,7 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreProvider;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.Optional;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
@@ -16,20 +17,24 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
  *   <li>{@value #TABLE} (required): the table name;</li>
  *   <li>{@value #REGION}: the AWS region (default: the SDK's region chain);</li>
  *   <li>{@value #ENDPOINT}: an endpoint override, e.g. {@code http://localhost:8000} for DynamoDB Local;</li>
- *   <li>{@value #CREATE_TABLE}: {@code true} to create the table (on-demand, TTL on) if missing.</li>
+ *   <li>{@value #CREATE_TABLE}: {@code true} to create the table (on-demand, TTL on) if missing;</li>
+ *   <li>{@value #MAX_OUTCOME_BYTES}: the largest outcome or step journal (default
+ *       {@value DynamoDbIdempotencyStore#DEFAULT_MAX_OUTCOME_BYTES}).</li>
  * </ul>
- * Credentials come from the SDK's default chain. The default table layout is used; for any
- * other layout build a {@link DynamoDbIdempotencyStore} yourself.
+ * The names of 0.1 ({@code idem.dynamodb.table}, ...) are still read when the new one is
+ * absent. Credentials come from the SDK's default chain.
  */
 public final class DynamoDbStoreProvider implements StoreProvider {
     /** Property naming the table. */
-    public static final String TABLE = "idem.dynamodb.table";
+    public static final String TABLE = "idem.store.dynamodb.table";
     /** Property naming the region. */
-    public static final String REGION = "idem.dynamodb.region";
+    public static final String REGION = "idem.store.dynamodb.region";
     /** Property giving an endpoint override. */
-    public static final String ENDPOINT = "idem.dynamodb.endpoint";
+    public static final String ENDPOINT = "idem.store.dynamodb.endpoint";
     /** Property asking for the table to be created if missing. */
-    public static final String CREATE_TABLE = "idem.dynamodb.create-table";
+    public static final String CREATE_TABLE = "idem.store.dynamodb.create-table";
+    /** Property for the largest outcome or step journal, in bytes. */
+    public static final String MAX_OUTCOME_BYTES = "idem.store.dynamodb.max-outcome-bytes";
 
     /** Public no-argument constructor for ServiceLoader. */
     public DynamoDbStoreProvider() {
@@ -42,24 +47,45 @@ public final class DynamoDbStoreProvider implements StoreProvider {
 
     @Override
     public IdempotencyStore create(Context context) {
-        String table = context.property(TABLE).filter(s -> !s.isBlank()).orElseThrow(() ->
+        String table = property(context, TABLE).filter(s -> !s.isBlank()).orElseThrow(() ->
                 new IllegalStateException("the DynamoDB store needs a table: set property " + TABLE));
         DynamoDbIdempotencyStore.Builder store = DynamoDbIdempotencyStore.builder().tableName(table)
                 .clock(context.clock());
-        boolean create = parseBoolean(context.property(CREATE_TABLE).orElse("false"));
+        property(context, MAX_OUTCOME_BYTES).ifPresent(v -> store.maxOutcomeBytes(maxOutcome(v)));
+        boolean create = parseBoolean(property(context, CREATE_TABLE).orElse("false"));
         DynamoDbClientBuilder builder = DynamoDbClient.builder();
-        context.property(REGION).filter(s -> !s.isBlank()).ifPresent(r -> builder.region(Region.of(r)));
-        context.property(ENDPOINT).filter(s -> !s.isBlank()).ifPresent(e -> builder.endpointOverride(uri(e)));
+        property(context, REGION).filter(s -> !s.isBlank()).ifPresent(r -> builder.region(Region.of(r)));
+        property(context, ENDPOINT).filter(s -> !s.isBlank()).ifPresent(e -> builder.endpointOverride(uri(e)));
         DynamoDbClient client = builder.build();
         try {
             if (create) {
-                DynamoDbTables.createTable(client, table, TableLayout.defaults());
+                DynamoDbTables.createTable(client, table);
             }
             return store.ownedClient(client).build();
         } catch (RuntimeException e) {
             client.close();
             throw e;
         }
+    }
+
+    // The current name, else the name of 0.1 (idem.dynamodb.<name>).
+    private static Optional<String> property(Context context, String name) {
+        Optional<String> v = context.property(name);
+        return v.isPresent() ? v : context.property(name.replace("idem.store.dynamodb.", "idem.dynamodb."));
+    }
+
+    private static int maxOutcome(String value) {
+        int n;
+        try {
+            n = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            n = 0;
+        }
+        if (n < 1 || n > DynamoDbIdempotencyStore.DYNAMODB_ITEM_LIMIT) {
+            throw new IllegalStateException(MAX_OUTCOME_BYTES + " must be 1.." + DynamoDbIdempotencyStore.DYNAMODB_ITEM_LIMIT
+                    + " bytes but was '" + value + "'");
+        }
+        return n;
     }
 
     private static boolean parseBoolean(String v) {

@@ -2,8 +2,7 @@ package dev.idem.store.dynamodb;
 
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.store.dynamodb.internal.Failures;
-import java.util.ArrayList;
-import java.util.List;
+import dev.idem.store.dynamodb.internal.ItemCodec;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -19,8 +18,8 @@ import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
 
 /**
- * Creates the table a {@link DynamoDbIdempotencyStore} needs: on-demand billing, the key
- * schema of a {@link TableLayout}, and TTL enabled on the layout's TTL attribute. Meant for
+ * Creates the table a {@link DynamoDbIdempotencyStore} needs: on-demand billing, a string
+ * partition key {@code pk}, and TTL enabled on the {@code ttl} attribute. Meant for
  * development, tests and bootstrap scripts; production tables are usually declared in
  * infrastructure code (the README gives the equivalent definition).
  */
@@ -31,20 +30,21 @@ public final class DynamoDbTables {
     }
 
     /**
-     * Creates {@code tableName} for {@code layout} unless it exists, waits until it is
-     * active, and enables TTL on {@link TableLayout#ttl()} unless TTL is already on.
+     * Creates {@code tableName} unless it exists, waits until it is active, and enables TTL
+     * on {@code ttl} unless TTL is already on.
      *
+     * @param client the client
+     * @param tableName the table name
      * @return true if the table was created, false if it already existed (its key schema
      *     is not checked)
      * @throws StoreUnavailableException if DynamoDB refuses or cannot be reached
      */
-    public static boolean createTable(DynamoDbClient client, String tableName, TableLayout layout) {
+    public static boolean createTable(DynamoDbClient client, String tableName) {
         Objects.requireNonNull(client, "client");
         checkTableName(tableName);
-        Objects.requireNonNull(layout, "layout");
         boolean created;
         try {
-            client.createTable(createTableRequest(tableName, layout));
+            client.createTable(createTableRequest(tableName));
             created = true;
         } catch (ResourceInUseException e) {
             created = false;
@@ -59,7 +59,7 @@ public final class DynamoDbTables {
                     || ttl.timeToLiveStatus() == TimeToLiveStatus.ENABLING);
             if (!on) {
                 client.updateTimeToLive(b -> b.tableName(tableName)
-                        .timeToLiveSpecification(s -> s.enabled(true).attributeName(layout.ttl())));
+                        .timeToLiveSpecification(s -> s.enabled(true).attributeName(ItemCodec.TTL)));
             }
         } catch (SdkException e) {
             throw Failures.translate("createTable", tableName, null, e);
@@ -67,24 +67,20 @@ public final class DynamoDbTables {
         return created;
     }
 
-    /** The {@code CreateTable} request {@link #createTable} sends (on-demand billing). */
-    public static CreateTableRequest createTableRequest(String tableName, TableLayout layout) {
+    /**
+     * The {@code CreateTable} request {@link #createTable} sends (on-demand billing).
+     *
+     * @param tableName the table name
+     * @return the request
+     */
+    public static CreateTableRequest createTableRequest(String tableName) {
         checkTableName(tableName);
-        Objects.requireNonNull(layout, "layout");
-        List<AttributeDefinition> attributes = new ArrayList<>();
-        List<KeySchemaElement> keys = new ArrayList<>();
-        attributes.add(AttributeDefinition.builder().attributeName(layout.partitionKey())
-                .attributeType(ScalarAttributeType.S).build());
-        keys.add(KeySchemaElement.builder().attributeName(layout.partitionKey()).keyType(KeyType.HASH).build());
-        layout.sortKey().ifPresent(sk -> {
-            attributes.add(AttributeDefinition.builder().attributeName(sk).attributeType(ScalarAttributeType.S).build());
-            keys.add(KeySchemaElement.builder().attributeName(sk).keyType(KeyType.RANGE).build());
-        });
         return CreateTableRequest.builder()
                 .tableName(tableName)
                 .billingMode(BillingMode.PAY_PER_REQUEST)
-                .attributeDefinitions(attributes)
-                .keySchema(keys)
+                .attributeDefinitions(AttributeDefinition.builder().attributeName(ItemCodec.ID)
+                        .attributeType(ScalarAttributeType.S).build())
+                .keySchema(KeySchemaElement.builder().attributeName(ItemCodec.ID).keyType(KeyType.HASH).build())
                 .build();
     }
 

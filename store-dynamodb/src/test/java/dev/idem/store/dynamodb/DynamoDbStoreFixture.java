@@ -24,22 +24,16 @@ final class DynamoDbStoreFixture implements StoreFixture {
     final DynamoDbIdempotencyStore other;
 
     DynamoDbStoreFixture() {
-        this("default", TableLayout.defaults());
+        this.table = table("default");
+        this.store = DynamoDbIdempotencyStore.builder().client(CLIENT_A).tableName(table).clock(clock).build();
+        this.other = DynamoDbIdempotencyStore.builder().client(CLIENT_B).tableName(table).clock(clock).build();
     }
 
-    DynamoDbStoreFixture(String name, TableLayout layout) {
-        this.table = table(name, layout);
-        this.store = DynamoDbIdempotencyStore.builder().client(CLIENT_A).tableName(table).layout(layout).clock(clock)
-                .build();
-        this.other = DynamoDbIdempotencyStore.builder().client(CLIENT_B).tableName(table).layout(layout).clock(clock)
-                .build();
-    }
-
-    /** A table for {@code layout}, created on first use under {@code name}. */
-    static String table(String name, TableLayout layout) {
+    /** A table created on first use under {@code name}. */
+    static String table(String name) {
         return TABLES.computeIfAbsent(name, n -> {
             String t = DynamoDbLocal.newTableName("idem-" + n);
-            DynamoDbTables.createTable(CLIENT_A, t, layout);
+            DynamoDbTables.createTable(CLIENT_A, t);
             return t;
         });
     }

@@ -16,7 +16,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
@@ -26,14 +25,14 @@ import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
-/** What the DynamoDB store adds to the contract: item layout, size limits, error mapping. */
+/** What the DynamoDB store adds to the contract: item attributes, size limits, error mapping. */
 @Timeout(60)
 class DynamoDbStoreTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final Duration TTL = Duration.ofHours(1);
 
     private final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00.250Z"));
-    private final String table = DynamoDbStoreFixture.table("default", TableLayout.defaults());
+    private final String table = DynamoDbStoreFixture.table("default");
     private final DynamoDbIdempotencyStore store = DynamoDbIdempotencyStore.builder()
             .client(DynamoDbStoreFixture.client()).tableName(table).clock(clock).build();
     private final String scope = "unit-" + UUID.randomUUID();
@@ -43,7 +42,7 @@ class DynamoDbStoreTest {
     }
 
     private Map<String, AttributeValue> rawItem(DynamoDbIdempotencyStore s, IdempotencyKey k) {
-        ItemCodec codec = new ItemCodec(s.layout(), s.tableName());
+        ItemCodec codec = new ItemCodec(s.tableName());
         return DynamoDbStoreFixture.client()
                 .getItem(b -> b.tableName(s.tableName()).key(codec.primaryKey(k)).consistentRead(true)).item();
     }
@@ -106,16 +105,10 @@ class DynamoDbStoreTest {
     }
 
     @Test
-    void theDefaultLimitFitsWithTheLongestKeyFingerprintAndAttributeNames() {
-        String n = "n".repeat(TableLayout.MAX_NAME_LENGTH - 1);
-        TableLayout longNames = TableLayout.builder()
-                .compositeKey(n + "P", "\u20ac".repeat(TableLayout.MAX_PARTITION_VALUE_LENGTH), n + "S")
-                .stateAttribute(n + "a").fingerprintAttribute(n + "b").fencingTokenAttribute(n + "c")
-                .attemptAttribute(n + "d").leaseUntilAttribute(n + "e").expiresAtAttribute(n + "f")
-                .ttlAttribute(n + "g").outcomeAttribute(n + "h").build();
-        DynamoDbIdempotencyStore s = DynamoDbIdempotencyStore.builder().client(DynamoDbStoreFixture.client())
-                .tableName(DynamoDbStoreFixture.table("longnames", longNames)).layout(longNames).clock(clock).build();
-        // 3 UTF-8 bytes per character: the largest key the API admits, and a digest-sized sort key.
+    void theDefaultLimitFitsWithTheLongestKeyAndFingerprintForOutcomesAndJournals() {
+        DynamoDbIdempotencyStore s = store;
+        // 3 UTF-8 bytes per character: the largest key the API admits (digested), and a full
+        // journal while in progress, then a full outcome.
         IdempotencyKey k = IdempotencyKey.of("\u20ac".repeat(IdempotencyKey.MAX_SCOPE_LENGTH - 1) + scope.charAt(5),
                 "\u20ac".repeat(IdempotencyKey.MAX_SCOPE_LENGTH), "k".repeat(IdempotencyKey.MAX_KEY_LENGTH));
         byte[] fp = new byte[DynamoDbIdempotencyStore.MAX_FINGERPRINT_BYTES];
@@ -124,6 +117,8 @@ class DynamoDbStoreTest {
         new Random(2).nextBytes(outcome);
         long token = new Random().nextLong();
         s.claim(k, fp, token, LEASE, TTL);
+        assertThat(s.checkpoint(k, token, outcome)).isTrue();
+        assertThat(s.find(k).orElseThrow().journal()).isEqualTo(outcome);
         assertThat(s.complete(k, token, outcome, TTL)).isTrue();
         assertThat(s.find(k).orElseThrow().outcome()).isEqualTo(outcome);
     }
@@ -158,16 +153,15 @@ class DynamoDbStoreTest {
     }
 
     @Test
-    void keysTooLongForTheSortKeyAreDigestedAndStayDistinct() {
-        TableLayout layout = CompositeLayoutContractTest.LAYOUT;
-        DynamoDbIdempotencyStore s = DynamoDbIdempotencyStore.builder().client(DynamoDbStoreFixture.client())
-                .tableName(DynamoDbStoreFixture.table("composite", layout)).layout(layout).clock(clock).build();
-        String longScope = scope + "\u00e9".repeat(IdempotencyKey.MAX_SCOPE_LENGTH - scope.length());
+    void theLongestKeysFitThePartitionKeyUndigestedAndStayDistinct() {
+        DynamoDbIdempotencyStore s = store;
+        String longScope = scope + "\u4e2d".repeat(IdempotencyKey.MAX_SCOPE_LENGTH - scope.length());
         String op = "\u4e2d".repeat(IdempotencyKey.MAX_SCOPE_LENGTH);
         IdempotencyKey a = IdempotencyKey.of(longScope, op, "a".repeat(IdempotencyKey.MAX_KEY_LENGTH));
         IdempotencyKey b = IdempotencyKey.of(longScope, op, "a".repeat(IdempotencyKey.MAX_KEY_LENGTH - 1) + "b");
-        ItemCodec codec = new ItemCodec(layout, "t");
-        assertThat(codec.encodedId(a)).startsWith("#sha256:").isNotEqualTo(codec.encodedId(b));
+        ItemCodec codec = new ItemCodec("t");
+        // 1,455 UTF-8 bytes at most: under the 2,048 of a partition key, so never digested.
+        assertThat(codec.encodedId(a)).doesNotStartWith("#").isNotEqualTo(codec.encodedId(b));
         assertThat(s.claim(a, new byte[] {1}, 1, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);
         assertThat(s.claim(b, new byte[] {1}, 2, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);
         assertThat(s.complete(a, 1, "A".getBytes(StandardCharsets.UTF_8), TTL)).isTrue();
@@ -177,7 +171,7 @@ class DynamoDbStoreTest {
 
     @Test
     void anUnreadableItemIsAStoreFailureNeverAnAbsentRecord() {
-        ItemCodec codec = new ItemCodec(store.layout(), table);
+        ItemCodec codec = new ItemCodec(table);
         Map<String, AttributeValue> item = new java.util.HashMap<>(codec.primaryKey(key("bad")));
         item.put("st", AttributeValue.fromS("Z"));
         item.put("exp", AttributeValue.fromN(Long.toString(clock.millis() + 60_000)));
@@ -240,13 +234,5 @@ class DynamoDbStoreTest {
         assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class).hasMessageContaining("client");
         assertThatThrownBy(() -> b.client(DynamoDbStoreFixture.client()).build())
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("tableName");
-        assertThatThrownBy(() -> TableLayout.builder().stateAttribute("x").fingerprintAttribute("x").build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'x'");
-        assertThatThrownBy(() -> TableLayout.builder().ttlAttribute(""))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttlAttribute");
-        assertThatThrownBy(() -> TableLayout.builder().compositeKey("pk", "", "sk"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("partitionKeyValue");
-        assertThat(Arrays.asList(TableLayout.defaults().partitionKey(), TableLayout.defaults().ttl()))
-                .containsExactly("pk", "ttl");
     }
 }

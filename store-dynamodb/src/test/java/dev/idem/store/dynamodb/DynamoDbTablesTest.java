@@ -18,7 +18,7 @@ class DynamoDbTablesTest {
     @Test
     void createsAnOnDemandTableWithTtlOnceAndToleratesAnExistingOne() {
         String name = DynamoDbLocal.newTableName("tables");
-        assertThat(DynamoDbTables.createTable(client, name, TableLayout.defaults())).isTrue();
+        assertThat(DynamoDbTables.createTable(client, name)).isTrue();
         TableDescription t = client.describeTable(b -> b.tableName(name)).table();
         assertThat(t.billingModeSummary().billingMode()).isEqualTo(BillingMode.PAY_PER_REQUEST);
         assertThat(t.keySchema()).singleElement().satisfies(k -> {
@@ -29,24 +29,13 @@ class DynamoDbTablesTest {
         assertThat(ttl.timeToLiveStatus()).isEqualTo(TimeToLiveStatus.ENABLED);
         assertThat(ttl.attributeName()).isEqualTo("ttl");
 
-        assertThat(DynamoDbTables.createTable(client, name, TableLayout.defaults())).isFalse();
+        assertThat(DynamoDbTables.createTable(client, name)).isFalse();
     }
 
-    @Test
-    void compositeLayoutGetsAPartitionAndASortKey() {
-        String name = DynamoDbLocal.newTableName("tables");
-        TableLayout layout = TableLayout.builder().compositeKey("PK", "IDEM", "SK").ttlAttribute("expiry").build();
-        DynamoDbTables.createTable(client, name, layout);
-        TableDescription t = client.describeTable(b -> b.tableName(name)).table();
-        assertThat(t.keySchema()).extracting(k -> k.attributeName() + "/" + k.keyType())
-                .containsExactly("PK/HASH", "SK/RANGE");
-        assertThat(client.describeTimeToLive(b -> b.tableName(name)).timeToLiveDescription().attributeName())
-                .isEqualTo("expiry");
-    }
 
     @Test
     void rejectsAnInvalidTableNameBeforeCallingDynamoDb() {
-        assertThatThrownBy(() -> DynamoDbTables.createTable(client, "no spaces", TableLayout.defaults()))
+        assertThatThrownBy(() -> DynamoDbTables.createTable(client, "no spaces"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'no spaces'");
     }
 }

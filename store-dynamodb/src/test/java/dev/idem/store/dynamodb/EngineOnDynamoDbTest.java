@@ -36,7 +36,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 class EngineOnDynamoDbTest {
     private static final Map<String, Object> REQUEST = Map.of("amount", 10, "currency", "EUR");
 
-    private final String table = DynamoDbStoreFixture.table("default", TableLayout.defaults());
+    private final String table = DynamoDbStoreFixture.table("default");
     private final String scope = "engine-" + UUID.randomUUID();
 
     private IdempotencyKey key(String k) {

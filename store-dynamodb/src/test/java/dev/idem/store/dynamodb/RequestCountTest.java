@@ -51,7 +51,7 @@ class RequestCountTest {
 
     @BeforeEach
     void setUp() {
-        String table = DynamoDbStoreFixture.table("default", TableLayout.defaults());
+        String table = DynamoDbStoreFixture.table("default");
         store = DynamoDbIdempotencyStore.builder().client(COUNTED).tableName(table).clock(clock).build();
         scope = "count-" + UUID.randomUUID();
         SENT.clear();

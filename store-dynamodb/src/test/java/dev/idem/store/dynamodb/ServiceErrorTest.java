@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 @Timeout(60)
 class ServiceErrorTest {
     private final MutableClock clock = new MutableClock();
-    private final String table = DynamoDbStoreFixture.table("default", TableLayout.defaults());
+    private final String table = DynamoDbStoreFixture.table("default");
     private final IdempotencyKey key = IdempotencyKey.of("err-" + UUID.randomUUID(), "op", "k");
 
     /** Replaces every reply with {@code status} and a DynamoDB JSON error of type {@code code}. */
