@@ -4,7 +4,6 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.store.dynamodb.DynamoDbIdempotencyStore;
 import dev.idem.store.dynamodb.DynamoDbTables;
-import dev.idem.store.dynamodb.TableLayout;
 import dev.idem.store.jdbc.JdbcDialect;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
@@ -110,7 +109,7 @@ final class StoreConfigurations {
                         return Optional.empty();
                     }
                     if (p.isCreateTable()) {
-                        DynamoDbTables.createTable(client, p.getTable(), TableLayout.defaults());
+                        DynamoDbTables.createTable(client, p.getTable());
                     }
                     return Optional.of(DynamoDbIdempotencyStore.builder().client(client).tableName(p.getTable())
                             .build());
