@@ -6,7 +6,10 @@ package dev.idem.engine;
  * result with {@link Completion#encode(Object)} and complete the record, fenced by
  * {@link ExecutionContext#fencingToken()}, inside the same transaction as its effect; if
  * the fenced completion matches nothing it must roll back and throw
- * {@link dev.idem.api.LeaseLostException}.
+ * {@link dev.idem.api.LeaseLostException}. Returning normally without completing the record
+ * is a programming error: the engine detects it (the record is still IN_PROGRESS under this
+ * execution's token), stores a final marker instead, and answers this call and every retry
+ * with {@link OutcomeNotStoredException}.
  *
  * @param <T> the result type
  */

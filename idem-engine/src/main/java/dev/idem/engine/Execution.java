@@ -342,9 +342,8 @@ final class Execution<T> {
 
     private RuntimeException failed(Exception e, long token, int attempt, byte[] fingerprint) {
         FailureDecision decision;
-        FailureDecision settled = null;
         try {
-            settled = StepContext.settledFailure(e);
+            FailureDecision settled = StepContext.settledFailure(e);
             decision = settled != null ? settled : engine.classifier.classify(e);
         } catch (RuntimeException classifierFailure) {
             LOG.log(Level.WARNING, "failure classifier threw; treating the failure as transient", classifierFailure);
@@ -356,10 +355,8 @@ final class Execution<T> {
             }
             return rethrowable(e);
         }
-        // The first caller gets what every retry will get: the stored code and message, 422. A
-        // failure the engine itself settled (a step that cannot be journaled) is already typed.
-        RuntimeException answer = settled != null ? rethrowable(e)
-                : new FinalFailureException(key, decision.code(), decision.message(), e);
+        // The first caller gets what every retry will get: the stored code and message, 422.
+        FinalFailureException answer = new FinalFailureException(key, decision.code(), decision.message(), e);
         byte[] outcome = engine.codec.encodeFailure(decision.code(), decision.message());
         try {
             if (completeWithRetries(token, outcome)) {

@@ -32,8 +32,11 @@ public interface ExecutionContext {
     IdempotencyKey key();
 
     /**
-     * The fencing token of this execution's claim: unique per claim, and what the store
-     * checks before accepting this execution's outcome.
+     * The fencing token of this execution's claim: drawn from the engine's own source (never
+     * from the injectable jitter randomness), unique per claim, and what the store checks
+     * before accepting this execution's outcome.
+     *
+     * @return the token
      */
     long fencingToken();
 
@@ -53,8 +56,11 @@ public interface ExecutionContext {
     /**
      * Extends the lease for long work, so no duplicate takes over while it still runs.
      *
+     * @param lease the new lease, from now (at least 1 ms, at most
+     *     {@link IdempotencyEngine#MAX_DURATION})
      * @return the new lease deadline
      * @throws dev.idem.api.LeaseLostException if another worker already took over
+     * @throws IllegalArgumentException if {@code lease} is out of range
      */
     Instant extendLease(Duration lease);
 

@@ -49,8 +49,19 @@ import java.util.random.RandomGenerator;
  * </ul>
  * An exception from the work is transient by default: the key is released and the
  * exception rethrown (checked ones wrapped in {@link WorkFailedException}), so a retry runs
- * again. A {@link FailureClassifier} may mark it final: the code and message are stored and
- * replayed. {@link Error}s always release and rethrow.
+ * again. A {@link FailureClassifier} may mark it final: the code and message are stored, the
+ * first caller gets {@link dev.idem.api.FinalFailureException} (with the original as cause)
+ * and every retry its subtype {@link dev.idem.api.ReplayedFailureException}, with the same
+ * code, message and status. {@link Error}s always release and rethrow. Once the work has
+ * returned, the key is never freed: an outcome that cannot be stored (not writable as JSON,
+ * over the store's size limit, refused by the store) is replaced by a stored marker and every
+ * caller gets {@link OutcomeNotStoredException}.
+ *
+ * <h2>Result types</h2>
+ * Results must survive a round trip through the engine's ObjectMapper. Replays decode
+ * leniently: properties the result type no longer has are ignored, and properties it gained
+ * decode as their defaults, so a type may gain or lose fields between deploys; a renamed or
+ * retyped field is a new contract (use a new operation name, or wait a TTL).
  *
  * <h2>Requests</h2>
  * The {@code request} is what the fingerprint is taken of: a {@code String} is JSON text
@@ -123,7 +134,11 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.maxOutcomeBytes = store.capabilities().maxOutcomeBytes();
     }
 
-    /** A builder with the defaults: 30 s lease, 24 h TTL, fail-fast duplicates, all failures transient. */
+    /**
+     * A builder with the defaults: 30 s lease, 24 h TTL, fail-fast duplicates, all failures transient.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -151,32 +166,81 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
 
     /**
-     * Runs {@code work} once for {@code key} and {@code request}; a replay decodes the stored
-     * result as plain JSON values (Map, List, String, Number, Boolean or null). Use a typed
-     * variant for POJOs.
+     * Runs {@code work} once for {@code key} and {@code request}. The value is given as plain
+     * JSON values (Map, List, String, Number, Boolean or null) both the first time (decoded
+     * from what was stored) and on replay, so callers see one shape. Use a typed variant for
+     * POJOs.
+     *
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of (see the class comment)
+     * @param work the operation
+     * @return the value, and whether it was replayed
+     * @throws dev.idem.api.IdempotencyException a typed failure (see the class comment and
+     *     the README's guarantees table); the work's own unchecked exceptions on a transient failure
      */
     public Result<Object> execute(IdempotencyKey key, Object request, Work<?> work) {
         return execute(key, request, Object.class, CallOptions.defaults(), work);
     }
 
-    /** Runs {@code work} once; a replay decodes the stored result as {@code type}. */
+    /**
+     * Runs {@code work} once; a replay decodes the stored result as {@code type}, ignoring
+     * properties the type no longer has.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param work the operation
+     * @return the value, and whether it was replayed
+     */
     public <T> Result<T> execute(IdempotencyKey key, Object request, Class<T> type, Work<? extends T> work) {
         return execute(key, request, type, CallOptions.defaults(), work);
     }
 
-    /** Runs {@code work} once; a replay decodes the stored result as the generic {@code type}. */
+    /**
+     * Runs {@code work} once; a replay decodes the stored result as the generic {@code type}.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param work the operation
+     * @return the value, and whether it was replayed
+     */
     public <T> Result<T> execute(IdempotencyKey key, Object request, TypeReference<T> type, Work<? extends T> work) {
         return execute(key, request, type, CallOptions.defaults(), work);
     }
 
-    /** Like {@link #execute(IdempotencyKey, Object, Class, Work)} with per-call options. */
+    /**
+     * Like {@link #execute(IdempotencyKey, Object, Class, Work)} with per-call options.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param options per-call overrides
+     * @param work the operation
+     * @return the value, and whether it was replayed
+     * @throws IllegalArgumentException if the overrides contradict the engine's settings (a
+     *     lease not shorter than the TTL, a wait longer than the TTL)
+     */
     public <T> Result<T> execute(IdempotencyKey key, Object request, Class<T> type, CallOptions options,
             Work<? extends T> work) {
         Objects.requireNonNull(type, "type");
         return run(key, request, codec.mapper().constructType(type), options, Execution.plain(work));
     }
 
-    /** Like {@link #execute(IdempotencyKey, Object, TypeReference, Work)} with per-call options. */
+    /**
+     * Like {@link #execute(IdempotencyKey, Object, TypeReference, Work)} with per-call options.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param options per-call overrides
+     * @param work the operation
+     * @return the value, and whether it was replayed
+     */
     public <T> Result<T> execute(IdempotencyKey key, Object request, TypeReference<T> type, CallOptions options,
             Work<? extends T> work) {
         Objects.requireNonNull(type, "type");
@@ -185,7 +249,18 @@ public final class IdempotencyEngine implements AutoCloseable {
 
     /**
      * Runs work that completes the record itself, in the same transaction as its effect
-     * (see {@link AtomicWork}); used by stores that can join the caller's transaction.
+     * (see {@link AtomicWork}); used by stores that can join the caller's transaction. After
+     * the work returns, the engine reads the record once: work that returned without
+     * completing it is a programming error, answered (now and on every retry) with
+     * {@link OutcomeNotStoredException}, never with {@code stored() == true}.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param options per-call overrides
+     * @param work the operation, which completes the record itself
+     * @return the value, and whether it was replayed
      */
     public <T> Result<T> executeAtomically(IdempotencyKey key, Object request, Class<T> type, CallOptions options,
             AtomicWork<? extends T> work) {
@@ -193,7 +268,17 @@ public final class IdempotencyEngine implements AutoCloseable {
         return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
     }
 
-    /** Generic-type variant of {@link #executeAtomically(IdempotencyKey, Object, Class, CallOptions, AtomicWork)}. */
+    /**
+     * Generic-type variant of {@link #executeAtomically(IdempotencyKey, Object, Class, CallOptions, AtomicWork)}.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param options per-call overrides
+     * @param work the operation, which completes the record itself
+     * @return the value, and whether it was replayed
+     */
     public <T> Result<T> executeAtomically(IdempotencyKey key, Object request, TypeReference<T> type,
             CallOptions options, AtomicWork<? extends T> work) {
         Objects.requireNonNull(type, "type");

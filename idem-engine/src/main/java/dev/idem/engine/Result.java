@@ -32,8 +32,12 @@ public final class Result<T> {
 
     /**
      * True if the outcome is stored, so retries will replay it. False only when the work ran
-     * but its outcome could not be stored (the store failed, or the outcome exceeds the
-     * store's limit); retries may then run the work again.
+     * and the store stayed unavailable (retryably) through every completion attempt, or could
+     * not be read to confirm an {@link AtomicWork}'s completion: the claim is kept until its
+     * lease lapses, after which a retry may run the work again. An outcome that can never be
+     * stored (too large, not writable) is not returned at all: see {@link OutcomeNotStoredException}.
+     *
+     * @return whether retries will replay this outcome
      */
     public boolean stored() {
         return stored;
