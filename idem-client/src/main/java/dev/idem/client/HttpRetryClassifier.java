@@ -11,7 +11,9 @@ import java.util.Locale;
  *
  * <ul>
  *   <li>Retried: connect failures, timeouts, resets and other {@link java.io.IOException}s (not TLS
- *       handshake or certificate failures), and status 429, 500, 502, 503, 504.
+ *       handshake or certificate failures), and status 429, 500, 502, 503, 504, except a 500
+ *       problem whose {@code type} ends with {@value #OUTCOME_NOT_STORED_TYPE_SUFFIX} (a final
+ *       answer that every retry would get again).
  *   <li>Status 409 is retried only when it means "a request with this key is still in progress":
  *       the response carries a {@code Retry-After} header, or it is {@code application/problem+json}
  *       whose {@code type} ends with {@value #IN_PROGRESS_TYPE_SUFFIX} (the body is inspected only
@@ -26,6 +28,12 @@ public final class HttpRetryClassifier implements RetryClassifier<HttpResponse<?
 
     /** The problem type suffix that marks a 409 as "request with this key still in progress". */
     public static final String IN_PROGRESS_TYPE_SUFFIX = "request-in-progress";
+
+    /**
+     * The problem type suffix of a 500 that idem-http gives the first call and every retry alike
+     * (the work ran but its outcome could not be stored), so repeating it cannot help.
+     */
+    public static final String OUTCOME_NOT_STORED_TYPE_SUFFIX = "outcome-not-stored";
 
     private static final HttpRetryClassifier STANDARD = new HttpRetryClassifier();
 
@@ -44,7 +52,10 @@ public final class HttpRetryClassifier implements RetryClassifier<HttpResponse<?
     public RetryDecision classifyResult(HttpResponse<?> response) {
         int status = response.statusCode();
         return switch (status) {
-            case 429, 500, 502, 503, 504 -> RetryDecision.retry("HTTP " + status);
+            case 500 -> hasProblemType(response, OUTCOME_NOT_STORED_TYPE_SUFFIX)
+                    ? RetryDecision.doNotRetry("HTTP 500 outcome not stored (the same answer on every retry)")
+                    : RetryDecision.retry("HTTP 500");
+            case 429, 502, 503, 504 -> RetryDecision.retry("HTTP " + status);
             case 409 -> isRequestInProgress(response)
                     ? RetryDecision.retry("HTTP 409 request in progress")
                     : RetryDecision.doNotRetry("HTTP 409 conflict");
@@ -70,12 +81,16 @@ public final class HttpRetryClassifier implements RetryClassifier<HttpResponse<?
         if (response.headers().firstValue("Retry-After").isPresent()) {
             return true;
         }
+        return hasProblemType(response, IN_PROGRESS_TYPE_SUFFIX);
+    }
+
+    private static boolean hasProblemType(HttpResponse<?> response, String suffix) {
         String contentType = response.headers().firstValue("Content-Type").orElse("");
         if (!contentType.toLowerCase(Locale.ROOT).startsWith("application/problem+json")) {
             return false;
         }
         return ProblemType.of(response.body())
-                .map(type -> type.endsWith(IN_PROGRESS_TYPE_SUFFIX))
+                .map(type -> type.endsWith(suffix))
                 .orElse(false);
     }
 }

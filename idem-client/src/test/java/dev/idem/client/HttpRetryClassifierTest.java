@@ -63,6 +63,18 @@ class HttpRetryClassifierTest {
     }
 
     @Test
+    void doesNotRetryA500ThatEveryRetryWouldGetAgain() {
+        String notStored = "{\"type\":\"https://idem.dev/problems/outcome-not-stored\",\"status\":500}";
+        assertThat(classifier.classifyResult(
+                StubResponse.of(500, notStored, "Content-Type", "application/problem+json")).shouldRetry())
+                .isFalse();
+        String failed = "{\"type\":\"https://idem.dev/problems/handler-failed\",\"status\":500}";
+        assertThat(classifier.classifyResult(
+                StubResponse.of(500, failed, "Content-Type", "application/problem+json")).shouldRetry())
+                .isTrue();
+    }
+
+    @Test
     void doesNotRetryARealConflict() {
         assertThat(classifier.classifyResult(StubResponse.of(409, "")).shouldRetry()).isFalse();
         assertThat(
