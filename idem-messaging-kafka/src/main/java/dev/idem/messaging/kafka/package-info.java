@@ -1,0 +1,10 @@
+/**
+ * Thin Kafka adapters for idem messaging: {@link dev.idem.messaging.kafka.KafkaInboxHandler}
+ * runs consumer records through an {@link dev.idem.messaging.Inbox} and commits each offset
+ * only after the inbox completed, and {@link dev.idem.messaging.kafka.KafkaPublisher} publishes
+ * outbox records with their event id in a header.
+ *
+ * <p>Nullness: every parameter and return value in this package is non-null unless its
+ * Javadoc says otherwise.
+ */
+package dev.idem.messaging.kafka;
