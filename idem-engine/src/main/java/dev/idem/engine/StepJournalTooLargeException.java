@@ -27,7 +27,7 @@ public class StepJournalTooLargeException extends StepNotJournaledException {
      * @param limit the store's limit
      */
     public StepJournalTooLargeException(IdempotencyKey key, String step, long bytes, long limit) {
-        super(key, step, "step '" + step + "' of idempotency key " + key.key() + " on " + key.operation()
+        super(key, step, CODE, "step '" + step + "' of idempotency key " + key.key() + " on " + key.operation()
                 + " ran, but the journal with its result is " + bytes + " bytes, over the store's limit of "
                 + limit + "; its effect and those of earlier steps stand, and the key is failed finally so that"
                 + " no retry repeats them", null);
@@ -51,10 +51,5 @@ public class StepJournalTooLargeException extends StepNotJournaledException {
      */
     public long limit() {
         return limit;
-    }
-
-    @Override
-    public String code() {
-        return CODE;
     }
 }

@@ -1,6 +1,6 @@
 package dev.idem.engine;
 
-import dev.idem.api.IdempotencyException;
+import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
 
 /**
@@ -8,42 +8,45 @@ import dev.idem.api.IdempotencyKey;
  * journal would exceed the store's limit: {@link StepJournalTooLargeException}). The step's
  * effect has happened and cannot be recorded as finished, so running the work again would
  * repeat it: the engine stores this failure as the key's final outcome (code {@link #code()})
- * whatever the {@link FailureClassifier} says: every call with the key gets a
- * {@link dev.idem.api.FinalFailureException} with that code, the first one with this
- * exception as its cause. The effects of this step and of the steps
- * before it stand; the application reconciles them (the message names the step). Every
- * later step of the same execution throws this exception again without running.
+ * whatever the {@link FailureClassifier} says. The first caller gets this exception, every
+ * later call a {@link dev.idem.api.ReplayedFailureException} with the same code and detail;
+ * both are {@link FinalFailureException}s. The effects of this step and of the steps before
+ * it stand; the application reconciles them (the message names the step). Every later step
+ * of the same execution throws this exception again without running.
  */
-public class StepNotJournaledException extends IdempotencyException {
+public class StepNotJournaledException extends FinalFailureException {
     private static final long serialVersionUID = 1L;
 
     /** The failure code stored when a step result cannot be written. */
     public static final String CODE = "step_not_journaled";
 
-    private final IdempotencyKey key;
     private final String step;
 
     /**
-     * Creates the exception.
+     * Creates the exception with code {@value #CODE}.
      *
      * @param key the key whose step could not be journaled
      * @param step the step whose result could not be journaled
-     * @param message why, naming the step
+     * @param message why, naming the step; stored as the failure's detail
      * @param cause the underlying failure, or null
      */
     public StepNotJournaledException(IdempotencyKey key, String step, String message, Throwable cause) {
-        super(message, cause);
-        this.key = key;
-        this.step = step;
+        this(key, step, CODE, message, cause);
     }
 
     /**
-     * The key whose step could not be journaled.
+     * Creates the exception with another code, for subtypes.
      *
-     * @return the key
+     * @param key the key whose step could not be journaled
+     * @param step the step whose result could not be journaled
+     * @param code the failure code stored for the key
+     * @param message why, naming the step; stored as the failure's detail
+     * @param cause the underlying failure, or null
      */
-    public IdempotencyKey key() {
-        return key;
+    protected StepNotJournaledException(IdempotencyKey key, String step, String code, String message,
+            Throwable cause) {
+        super(message, key, code, message, cause);
+        this.step = step;
     }
 
     /**
@@ -53,14 +56,5 @@ public class StepNotJournaledException extends IdempotencyException {
      */
     public String step() {
         return step;
-    }
-
-    /**
-     * The failure code the engine stores for the key.
-     *
-     * @return {@value #CODE} unless a subclass says otherwise
-     */
-    public String code() {
-        return CODE;
     }
 }

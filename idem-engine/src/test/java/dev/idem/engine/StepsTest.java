@@ -200,8 +200,8 @@ class StepsTest {
             return "never";
         };
         assertThatThrownBy(() -> e.execute(k, "{}", String.class, work))
-                .isInstanceOf(FinalFailureException.class).hasMessageContaining(StepJournalTooLargeException.CODE)
-                .cause().isInstanceOf(StepJournalTooLargeException.class).hasMessageContaining("step 'reserve'");
+                .isInstanceOf(StepJournalTooLargeException.class).hasMessageContaining("step 'reserve'")
+                .extracting(t -> ((FinalFailureException) t).code()).isEqualTo(StepJournalTooLargeException.CODE);
         assertThatThrownBy(() -> e.execute(k, "{}", String.class, work))
                 .isInstanceOf(ReplayedFailureException.class).hasMessageContaining(StepJournalTooLargeException.CODE);
         assertThat(effects).containsExactly("reserve@1");
@@ -218,7 +218,8 @@ class StepsTest {
             return "never";
         };
         assertThatThrownBy(() -> engine.execute(k, "{}", String.class, work))
-                .isInstanceOf(FinalFailureException.class).cause().isInstanceOf(StepNotJournaledException.class);
+                .isInstanceOf(StepNotJournaledException.class)
+                .extracting(t -> ((FinalFailureException) t).code()).isEqualTo(StepNotJournaledException.CODE);
         assertThatThrownBy(() -> engine.execute(k, "{}", String.class, work))
                 .isInstanceOf(ReplayedFailureException.class).hasMessageContaining(StepNotJournaledException.CODE);
         assertThat(effects).containsExactly("reserve@1");

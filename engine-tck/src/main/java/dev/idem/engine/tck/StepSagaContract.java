@@ -269,8 +269,8 @@ public abstract class StepSagaContract {
         });
 
         assertThatThrownBy(() -> first.execute(key, "{}", String.class, work))
-                .isInstanceOf(FinalFailureException.class).hasMessageContaining(StepJournalTooLargeException.CODE)
-                .cause().isInstanceOf(StepJournalTooLargeException.class);
+                .isInstanceOf(StepJournalTooLargeException.class)
+                .extracting(t -> ((FinalFailureException) t).code()).isEqualTo(StepJournalTooLargeException.CODE);
         assertThatThrownBy(() -> second.execute(key, "{}", String.class, work))
                 .isInstanceOf(ReplayedFailureException.class)
                 .hasMessageContaining(StepJournalTooLargeException.CODE);
