@@ -269,7 +269,7 @@ public abstract class StepSagaContract {
         });
 
         assertThatThrownBy(() -> first.execute(key, "{}", String.class, work))
-                .isInstanceOf(StepJournalTooLargeException.class)
+                .isInstanceOf(FinalFailureException.class).hasStackTraceContaining("step 'reserve'")
                 .extracting(t -> ((FinalFailureException) t).code()).isEqualTo(StepJournalTooLargeException.CODE);
         assertThatThrownBy(() -> second.execute(key, "{}", String.class, work))
                 .isInstanceOf(ReplayedFailureException.class)
