@@ -43,7 +43,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>When the caller's own transaction rolls back later (after this method returned), the
  * record stays in progress until its lease lapses and the next retry takes over and runs
  * again: no effect is lost or doubled. The {@code DataSource} must be the one the JDBC store
- * uses, and a {@link PlatformTransactionManager} must manage it.
+ * uses, and a {@link PlatformTransactionManager} must manage it. Joining a caller's
+ * transaction needs the auto-configured engine: after the work, the engine reads the record
+ * on its own connection to check it was completed, and the auto-configured engine's store
+ * answers that read with what the still-open transaction will commit.
  *
  * <p>Thread-safe.
  */
@@ -54,6 +57,7 @@ public final class SpringTransactionalIdempotency implements TransactionalExecut
     private final TransactionTemplate transactions;
     private final Jdbi springJdbi;
     private final String unavailable;
+    private final TransactionViews views;
 
     /**
      * Creates the executor. Missing pieces (a store that is not JDBC, no unique DataSource or
@@ -67,7 +71,13 @@ public final class SpringTransactionalIdempotency implements TransactionalExecut
      */
     public SpringTransactionalIdempotency(IdempotencyEngine engine, JdbcIdempotencyStore store,
             DataSource dataSource, PlatformTransactionManager transactionManager) {
+        this(engine, store, dataSource, transactionManager, null);
+    }
+
+    SpringTransactionalIdempotency(IdempotencyEngine engine, JdbcIdempotencyStore store, DataSource dataSource,
+            PlatformTransactionManager transactionManager, TransactionViews views) {
         this.engine = Objects.requireNonNull(engine, "engine");
+        this.views = views;
         this.store = store;
         this.dataSource = dataSource;
         this.transactions = transactionManager == null ? null : new TransactionTemplate(transactionManager);
@@ -124,6 +134,17 @@ public final class SpringTransactionalIdempotency implements TransactionalExecut
                     + "a Spring transaction manager, but " + unavailable);
         }
         Objects.requireNonNull(work, "work");
+        try {
+            return executeAtomically(key, request, type, options, work);
+        } finally {
+            if (views != null) {
+                views.forget(key);
+            }
+        }
+    }
+
+    private <T> Result<T> executeAtomically(IdempotencyKey key, Object request, TypeReference<T> type,
+            CallOptions options, Work<? extends T> work) {
         return engine.executeAtomically(key, request, type, options, (ctx, completion) -> {
             try {
                 return transactions.execute(status -> {
@@ -143,6 +164,9 @@ public final class SpringTransactionalIdempotency implements TransactionalExecut
                     }
                     if (!completed) {
                         throw new LeaseLostException(ctx.key(), ctx.fencingToken());
+                    }
+                    if (views != null) {
+                        views.completed(ctx.key(), ctx.fencingToken(), outcome);
                     }
                     return value;
                 });

@@ -124,15 +124,20 @@ final class StoreConfigurations {
             org.springframework.jdbc.datasource.DataSourceUtils.class})
     static class JdbcTransactions {
         @Bean
+        TransactionViews idemTransactionViews() {
+            return new TransactionViews();
+        }
+
+        @Bean
         @ConditionalOnMissingBean
         SpringTransactionalIdempotency springTransactionalIdempotency(IdempotencyEngine engine,
                 IdempotencyStore store, ObjectProvider<DataSource> dataSources,
-                ObjectProvider<PlatformTransactionManager> transactionManagers) {
+                ObjectProvider<PlatformTransactionManager> transactionManagers, TransactionViews views) {
             // Created for every application with these classes; it refuses calls (with a
             // message saying why) when the store is not JDBC or a piece is missing.
             return new SpringTransactionalIdempotency(engine,
                     store instanceof JdbcIdempotencyStore ? (JdbcIdempotencyStore) store : null,
-                    dataSources.getIfUnique(), transactionManagers.getIfUnique());
+                    dataSources.getIfUnique(), transactionManagers.getIfUnique(), views);
         }
     }
 }

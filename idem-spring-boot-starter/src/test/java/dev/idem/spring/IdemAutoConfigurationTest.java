@@ -112,7 +112,8 @@ class IdemAutoConfigurationTest {
         MemoryIdempotencyStore mine = MemoryIdempotencyStore.create();
         runner.withBean(IdempotencyStore.class, () -> mine).run(ctx -> {
             assertThat(ctx).hasSingleBean(IdempotencyStore.class);
-            assertThat(ctx.getBean(IdempotencyEngine.class).store()).isSameAs(mine);
+            ctx.getBean(IdempotencyEngine.class).execute(IdempotencyKey.of("s", "op", "mine"), "{}", c -> 1);
+            assertThat(mine.find(IdempotencyKey.of("s", "op", "mine"))).isPresent();
         });
         IdempotencyEngine myEngine = IdempotencyEngine.builder().store(mine).build();
         runner.withBean(IdempotencyEngine.class, () -> myEngine).run(ctx -> {
