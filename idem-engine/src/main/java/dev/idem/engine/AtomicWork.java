@@ -15,15 +15,31 @@ package dev.idem.engine;
  */
 @FunctionalInterface
 public interface AtomicWork<T> {
-    /** Performs the operation and stores its outcome in one transaction. */
+    /**
+     * Performs the operation and stores its outcome in one transaction.
+     *
+     * @param context the execution's key, token and lease
+     * @param completion what the work needs to write the completion in its own transaction
+     * @return the work's result, stored and replayed
+     * @throws Exception any failure; classified by the engine's {@link FailureClassifier}
+     */
     T executeAndComplete(ExecutionContext context, Completion completion) throws Exception;
 
     /** What the work needs to store the outcome itself. */
     interface Completion {
-        /** The bytes the engine would have stored for {@code value}; replays decode them. */
+        /**
+         * The bytes the engine would have stored for {@code value}; replays decode them.
+         *
+         * @param value the work's result
+         * @return the bytes the engine would have stored for {@code value}
+         */
         byte[] encode(Object value);
 
-        /** How long the completed record must live. */
+        /**
+         * How long the completed record must live.
+         *
+         * @return how long the completed record must live
+         */
         java.time.Duration ttl();
     }
 }

@@ -28,32 +28,56 @@ public final class CallOptions {
         this.excludedSet = PointerSet.of(excluded);
     }
 
-    /** No overrides. */
+    /**
+     * No overrides.
+     *
+     * @return options that override nothing
+     */
     public static CallOptions defaults() {
         return DEFAULTS;
     }
 
-    /** A builder with no overrides set. */
+    /**
+     * A builder with no overrides set.
+     *
+     * @return this builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The TTL override, or null. */
+    /**
+     * The TTL override, or null.
+     *
+     * @return the TTL override, or null
+     */
     public Duration ttl() {
         return ttl;
     }
 
-    /** The lease override, or null. */
+    /**
+     * The lease override, or null.
+     *
+     * @return the lease override, or null
+     */
     public Duration lease() {
         return lease;
     }
 
-    /** The in-progress policy override, or null. */
+    /**
+     * The in-progress policy override, or null.
+     *
+     * @return the in-progress policy override, or null
+     */
     public InProgressPolicy inProgress() {
         return inProgress;
     }
 
-    /** Extra JSON Pointers excluded from the fingerprint. */
+    /**
+     * Extra JSON Pointers excluded from the fingerprint.
+     *
+     * @return extra JSON Pointers excluded from the fingerprint
+     */
     public List<String> excludedFromFingerprint() {
         return excluded;
     }
@@ -72,7 +96,12 @@ public final class CallOptions {
         private Builder() {
         }
 
-        /** How long the completed record lives (and so how long retries replay it). */
+        /**
+         * How long the completed record lives (and so how long retries replay it).
+         *
+         * @param ttl how long the completed record lives
+         * @return this builder
+         */
         public Builder ttl(Duration ttl) {
             if (this.ttl != null) {
                 throw new IllegalStateException("ttl was already set to " + this.ttl);
@@ -81,7 +110,12 @@ public final class CallOptions {
             return this;
         }
 
-        /** How long this call's claim is protected before a duplicate may take it over. */
+        /**
+         * How long this call's claim is protected before a duplicate may take it over.
+         *
+         * @param lease how long a claim holds the key
+         * @return this builder
+         */
         public Builder lease(Duration lease) {
             if (this.lease != null) {
                 throw new IllegalStateException("lease was already set to " + this.lease);
@@ -90,7 +124,12 @@ public final class CallOptions {
             return this;
         }
 
-        /** What a duplicate does while the key is held by a live lease. */
+        /**
+         * What a duplicate does while the key is held by a live lease.
+         *
+         * @param policy what a duplicate does while the key is in progress
+         * @return this builder
+         */
         public Builder inProgress(InProgressPolicy policy) {
             if (this.inProgress != null) {
                 throw new IllegalStateException("inProgress was already set to " + this.inProgress);
@@ -99,7 +138,12 @@ public final class CallOptions {
             return this;
         }
 
-        /** Leaves the fields named by these RFC 6901 JSON Pointers out of the fingerprint. */
+        /**
+         * Leaves the fields named by these RFC 6901 JSON Pointers out of the fingerprint.
+         *
+         * @param pointers JSON Pointers (RFC 6901) of request fields to leave out
+         * @return this builder
+         */
         public Builder excludeFromFingerprint(String... pointers) {
             List<String> list = List.of(pointers);
             PointerSet.of(list);
@@ -110,6 +154,7 @@ public final class CallOptions {
         /**
          * Builds the options.
          *
+         * @return the options
          * @throws IllegalArgumentException if both lease and ttl are set and the lease is not shorter
          */
         public CallOptions build() {

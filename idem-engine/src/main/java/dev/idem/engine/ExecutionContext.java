@@ -28,7 +28,11 @@ import java.time.Instant;
  */
 public interface ExecutionContext {
 
-    /** The key being executed. */
+    /**
+     * The key being executed.
+     *
+     * @return the key being executed
+     */
     IdempotencyKey key();
 
     /**
@@ -40,16 +44,26 @@ public interface ExecutionContext {
      */
     long fencingToken();
 
-    /** How many times this key has started executing, this time included (1 the first time). */
+    /**
+     * How many times this key has started executing, this time included (1 the first time).
+     *
+     * @return how many times this key has started executing, this time included (1 the first time)
+     */
     int attempt();
 
-    /** When the lease lapses, in the store's clock; after it a duplicate may take over. */
+    /**
+     * When the lease lapses, in the store's clock; after it a duplicate may take over.
+     *
+     * @return when the lease lapses, in the store's clock
+     */
     Instant leaseDeadline();
 
     /**
      * A stable, opaque key derived from scope, operation and client key (URL-safe, 43
      * characters), the same on every attempt, to hand to downstream APIs that deduplicate
      * (a payment provider's own idempotency key).
+     *
+     * @return a stable, opaque key derived from scope, operation and client key (URL-safe, 43 characters), the same on every attempt, to hand to downstream APIs that deduplicate (a payment provider's own idempotency key)
      */
     String downstreamKey();
 

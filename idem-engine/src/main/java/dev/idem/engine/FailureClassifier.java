@@ -14,6 +14,11 @@ public interface FailureClassifier {
     /** Every exception is transient. */
     FailureClassifier ALL_TRANSIENT = e -> FailureDecision.transientFailure();
 
-    /** Classifies an exception thrown by the work. */
+    /**
+     * Classifies an exception thrown by the work.
+     *
+     * @param failure what the work threw
+     * @return release (transient) or store (final)
+     */
     FailureDecision classify(Exception failure);
 }

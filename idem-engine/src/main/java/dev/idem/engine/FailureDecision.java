@@ -19,7 +19,11 @@ public final class FailureDecision {
         this.message = message;
     }
 
-    /** Release the key so a retry runs the work again. */
+    /**
+     * Release the key so a retry runs the work again.
+     *
+     * @return the decision to release the key so a retry runs the work again
+     */
     public static FailureDecision transientFailure() {
         return TRANSIENT;
     }
@@ -29,6 +33,7 @@ public final class FailureDecision {
      *
      * @param code a short machine-readable code, for example {@code card_declined}
      * @param message a human-readable message (stored; keep secrets out of it)
+     * @return the decision to store this failure
      */
     public static FailureDecision finalFailure(String code, String message) {
         Objects.requireNonNull(code, "code");
@@ -39,17 +44,29 @@ public final class FailureDecision {
         return new FailureDecision(true, code, message);
     }
 
-    /** Whether the failure is stored and replayed. */
+    /**
+     * Whether the failure is stored and replayed.
+     *
+     * @return whether the failure is stored and replayed
+     */
     public boolean isFinal() {
         return isFinal;
     }
 
-    /** The stored code; empty for transient failures. */
+    /**
+     * The stored code; empty for transient failures.
+     *
+     * @return the stored code
+     */
     public String code() {
         return code;
     }
 
-    /** The stored message; empty for transient failures. */
+    /**
+     * The stored message; empty for transient failures.
+     *
+     * @return the stored message
+     */
     public String message() {
         return message;
     }

@@ -353,28 +353,48 @@ public final class IdempotencyEngine implements AutoCloseable {
             }
         }
 
-        /** The store (the main path). If never set, the one {@link dev.idem.api.store.StoreProvider} on the class path is used. */
+        /**
+         * The store (the main path). If never set, the one {@link dev.idem.api.store.StoreProvider} on the class path is used.
+         *
+         * @param store the store (default: the one {@code StoreProvider} found on the class path)
+         * @return this builder
+         */
         public Builder store(IdempotencyStore store) {
             once("store");
             this.store = Objects.requireNonNull(store, "store");
             return this;
         }
 
-        /** The ObjectMapper for results and POJO requests; a copy with default typing off is used. */
+        /**
+         * The ObjectMapper for results and POJO requests; a copy with default typing off is used.
+         *
+         * @param mapper the Jackson mapper for results and requests
+         * @return this builder
+         */
         public Builder objectMapper(ObjectMapper mapper) {
             once("objectMapper");
             this.mapper = Objects.requireNonNull(mapper, "objectMapper");
             return this;
         }
 
-        /** The clock for wait deadlines and the near cache (default system UTC). */
+        /**
+         * The clock for wait deadlines and the near cache (default system UTC).
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             once("clock");
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
-        /** A nanosecond ticker for event durations (default {@link Ticker#system()}). */
+        /**
+         * A nanosecond ticker for event durations (default {@link Ticker#system()}).
+         *
+         * @param ticker the monotonic time source for durations and waits
+         * @return this builder
+         */
         public Builder ticker(Ticker ticker) {
             once("ticker");
             this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -394,49 +414,84 @@ public final class IdempotencyEngine implements AutoCloseable {
             return this;
         }
 
-        /** How the engine pauses while waiting for an in-progress duplicate. */
+        /**
+         * How the engine pauses while waiting for an in-progress duplicate.
+         *
+         * @param sleeper how the engine waits between polls
+         * @return this builder
+         */
         public Builder sleeper(Sleeper sleeper) {
             once("sleeper");
             this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
             return this;
         }
 
-        /** How long a claim is protected before a duplicate may take it over (default 30 s). */
+        /**
+         * How long a claim is protected before a duplicate may take it over (default 30 s).
+         *
+         * @param lease how long a claim holds the key
+         * @return this builder
+         */
         public Builder lease(Duration lease) {
             once("lease");
             this.lease = positive("lease", lease);
             return this;
         }
 
-        /** How long records live (default 24 h); an expired record counts as absent. */
+        /**
+         * How long records live (default 24 h); an expired record counts as absent.
+         *
+         * @param ttl how long the completed record lives
+         * @return this builder
+         */
         public Builder ttl(Duration ttl) {
             once("ttl");
             this.ttl = positive("ttl", ttl);
             return this;
         }
 
-        /** What a duplicate does while the key is in progress (default fail fast, 409). */
+        /**
+         * What a duplicate does while the key is in progress (default fail fast, 409).
+         *
+         * @param policy what a duplicate does while the key is in progress
+         * @return this builder
+         */
         public Builder inProgress(InProgressPolicy policy) {
             once("inProgress");
             this.inProgress = Objects.requireNonNull(policy, "inProgress");
             return this;
         }
 
-        /** The longest retry-after hint given with a 409 (default 1 s; never more than the lease left). */
+        /**
+         * The longest retry-after hint given with a 409 (default 1 s; never more than the lease left).
+         *
+         * @param hint the retry-after hint
+         * @return this builder
+         */
         public Builder retryAfterHint(Duration hint) {
             once("retryAfterHint");
             this.retryAfterHint = positive("retryAfterHint", hint);
             return this;
         }
 
-        /** Which failures are final (stored and replayed); default: none. */
+        /**
+         * Which failures are final (stored and replayed); default: none.
+         *
+         * @param classifier decides which failures are final
+         * @return this builder
+         */
         public Builder failureClassifier(FailureClassifier classifier) {
             once("failureClassifier");
             this.classifier = Objects.requireNonNull(classifier, "failureClassifier");
             return this;
         }
 
-        /** Receives events for metrics and logs. */
+        /**
+         * Receives events for metrics and logs.
+         *
+         * @param listener receives every engine event
+         * @return this builder
+         */
         public Builder listener(IdempotencyListener listener) {
             once("listener");
             this.listener = Objects.requireNonNull(listener, "listener");
@@ -447,6 +502,9 @@ public final class IdempotencyEngine implements AutoCloseable {
          * Enables a process-local cache of up to {@code maxEntries} completed records (off by
          * default). Entries expire by this engine's clock against the record's expiry, which a
          * server-clock store set by its own clock: keep node clocks within a small fraction of the TTL.
+         *
+         * @param maxEntries the most COMPLETED records cached
+         * @return this builder
          */
         public Builder nearCache(int maxEntries) {
             once("nearCache");
@@ -457,7 +515,12 @@ public final class IdempotencyEngine implements AutoCloseable {
             return this;
         }
 
-        /** The largest request fingerprinted, in bytes (default 1 MiB); larger ones are rejected with 413. */
+        /**
+         * The largest request fingerprinted, in bytes (default 1 MiB); larger ones are rejected with 413.
+         *
+         * @param maxRequestBytes the largest request accepted
+         * @return this builder
+         */
         public Builder maxRequestBytes(int maxRequestBytes) {
             once("maxRequestBytes");
             if (maxRequestBytes < 1) {
@@ -467,7 +530,12 @@ public final class IdempotencyEngine implements AutoCloseable {
             return this;
         }
 
-        /** How many times a complete is tried when the store fails after the work ran (default 3). */
+        /**
+         * How many times a complete is tried when the store fails after the work ran (default 3).
+         *
+         * @param attempts how many times the completion is tried
+         * @return this builder
+         */
         public Builder completeAttempts(int attempts) {
             once("completeAttempts");
             if (attempts < 1 || attempts > 10) {
@@ -477,7 +545,12 @@ public final class IdempotencyEngine implements AutoCloseable {
             return this;
         }
 
-        /** Leaves these RFC 6901 JSON Pointers out of every fingerprint (client timestamps, trace ids). */
+        /**
+         * Leaves these RFC 6901 JSON Pointers out of every fingerprint (client timestamps, trace ids).
+         *
+         * @param pointers JSON Pointers (RFC 6901) of request fields to leave out
+         * @return this builder
+         */
         public Builder excludeFromFingerprint(String... pointers) {
             List<String> list = List.of(pointers);
             PointerSet.of(list);
@@ -485,7 +558,13 @@ public final class IdempotencyEngine implements AutoCloseable {
             return this;
         }
 
-        /** A property for a discovered {@link dev.idem.api.store.StoreProvider}. */
+        /**
+         * A property for a discovered {@link dev.idem.api.store.StoreProvider}.
+         *
+         * @param name the property name
+         * @param value the property value
+         * @return this builder
+         */
         public Builder storeProperty(String name, String value) {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(value, "value");
@@ -495,7 +574,12 @@ public final class IdempotencyEngine implements AutoCloseable {
             return this;
         }
 
-        /** The class loader providers are discovered in (default: the thread's context class loader). */
+        /**
+         * The class loader providers are discovered in (default: the thread's context class loader).
+         *
+         * @param loader where {@code StoreProvider}s are looked up
+         * @return this builder
+         */
         public Builder classLoader(ClassLoader loader) {
             once("classLoader");
             this.classLoader = Objects.requireNonNull(loader, "classLoader");
@@ -505,6 +589,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         /**
          * Builds the engine.
          *
+         * @return the engine
          * @throws IllegalArgumentException if the lease is not shorter than the TTL
          * @throws IllegalStateException if no store was given and discovery finds zero or several
          */

@@ -20,7 +20,17 @@ import java.util.Objects;
 public record IdempotencyEvent(Type type, String scope, String operation, int attempt, Duration duration,
         String key, Duration recordAge) {
 
-    /** Checks the required components. */
+    /**
+     * Checks the required components.
+     *
+     * @param type what happened
+     * @param scope the key's scope
+     * @param operation the key's operation
+     * @param attempt the attempt number involved (0 when no claim was made)
+     * @param duration time from the start of {@code execute} to the event
+     * @param key the client's key within scope and operation
+     * @param recordAge on a store replay, how long ago the record was created; otherwise null
+     */
     public IdempotencyEvent {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(duration, "duration");

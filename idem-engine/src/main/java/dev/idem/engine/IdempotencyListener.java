@@ -10,6 +10,10 @@ public interface IdempotencyListener {
     /** A listener that does nothing. */
     IdempotencyListener NONE = e -> { };
 
-    /** Called once per event. */
+    /**
+     * Called once per event.
+     *
+     * @param event what happened, never the payload
+     */
     void onEvent(IdempotencyEvent event);
 }

@@ -17,7 +17,11 @@ public final class InProgressPolicy {
         this.maxWait = maxWait;
     }
 
-    /** Fail at once with a retry-after hint. */
+    /**
+     * Fail at once with a retry-after hint.
+     *
+     * @return the policy that fails at once with a retry-after hint
+     */
     public static InProgressPolicy failFast() {
         return FAIL_FAST;
     }
@@ -34,12 +38,20 @@ public final class InProgressPolicy {
         return new InProgressPolicy(IdempotencyEngine.positive("maxWait", maxWait));
     }
 
-    /** The longest wait; zero for fail-fast. */
+    /**
+     * The longest wait; zero for fail-fast.
+     *
+     * @return the longest wait
+     */
     public Duration maxWait() {
         return maxWait;
     }
 
-    /** Whether this policy waits at all. */
+    /**
+     * Whether this policy waits at all.
+     *
+     * @return whether this policy waits at all
+     */
     public boolean waits() {
         return !maxWait.isZero();
     }

@@ -15,8 +15,11 @@ import dev.idem.api.IdempotencyKey;
 public class OutcomeNotStoredException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
+    /** The key whose outcome was not stored. */
     private final IdempotencyKey key;
+    /** Why, as stored in the marker. */
     private final String reason;
+    /** Whether this answer comes from the stored marker. */
     private final boolean replayed;
 
     /**

@@ -20,12 +20,20 @@ public final class Result<T> {
         this.attempt = attempt;
     }
 
-    /** The work's result; on a replay, decoded from the stored outcome (equal to the first one). */
+    /**
+     * The work's result; on a replay, decoded from the stored outcome (equal to the first one).
+     *
+     * @return the work's result
+     */
     public T value() {
         return value;
     }
 
-    /** True if the work did not run now and the stored outcome was returned. */
+    /**
+     * True if the work did not run now and the stored outcome was returned.
+     *
+     * @return {@code true} if the work did not run now and the stored outcome was returned
+     */
     public boolean replayed() {
         return replayed;
     }
@@ -43,7 +51,11 @@ public final class Result<T> {
         return stored;
     }
 
-    /** The attempt that produced the value (see {@link ExecutionContext#attempt()}). */
+    /**
+     * The attempt that produced the value (see {@link ExecutionContext#attempt()}).
+     *
+     * @return the attempt that produced the value (see {@link ExecutionContext#attempt()})
+     */
     public int attempt() {
         return attempt;
     }

@@ -15,7 +15,9 @@ public class StepJournalTooLargeException extends StepNotJournaledException {
     /** The failure code stored for the key. */
     public static final String CODE = "step_journal_too_large";
 
+    /** The size the journal would have had. */
     private final long bytes;
+    /** The store's limit. */
     private final long limit;
 
     /**

@@ -16,7 +16,9 @@ import dev.idem.api.IdempotencyKey;
 public class StepMismatchException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
+    /** The key whose journal does not match. */
     private final IdempotencyKey key;
+    /** The step name the work asked for. */
     private final String step;
 
     /**

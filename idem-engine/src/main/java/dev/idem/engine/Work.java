@@ -10,6 +10,12 @@ package dev.idem.engine;
  */
 @FunctionalInterface
 public interface Work<T> {
-    /** Performs the operation. Any exception is classified by the engine's {@link FailureClassifier}. */
+    /**
+     * Performs the operation. Any exception is classified by the engine's {@link FailureClassifier}.
+     *
+     * @param context the execution's key, token, lease and steps
+     * @return the result, stored and replayed to duplicates
+     * @throws Exception any failure; classified by the engine's {@link FailureClassifier}
+     */
     T execute(ExecutionContext context) throws Exception;
 }

@@ -10,7 +10,11 @@ import dev.idem.api.IdempotencyException;
 public class WorkFailedException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
-    /** Wraps {@code cause}. */
+    /**
+     * Wraps {@code cause}.
+     *
+     * @param cause the underlying failure
+     */
     public WorkFailedException(Exception cause) {
         super("the idempotent work failed: " + cause, cause);
     }
