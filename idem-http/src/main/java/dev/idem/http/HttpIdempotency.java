@@ -77,62 +77,112 @@ public final class HttpIdempotency {
         this.callOptions = b.callOptions;
     }
 
-    /** A builder; only the engine is required. */
+    /**
+     * A builder; only the engine is required.
+     *
+     * @param engine the engine that runs handlers
+     * @return this builder
+     */
     public static Builder builder(IdempotencyEngine engine) {
         return new Builder(engine);
     }
 
-    /** The engine that runs handlers. */
+    /**
+     * The engine that runs handlers.
+     *
+     * @return the engine that runs handlers
+     */
     public IdempotencyEngine engine() {
         return engine;
     }
 
-    /** The covered methods (default POST and PATCH). */
+    /**
+     * The covered methods (default POST and PATCH).
+     *
+     * @return the covered methods (default POST and PATCH)
+     */
     public Set<String> methods() {
         return methods;
     }
 
-    /** Maps requests to routes. */
+    /**
+     * Maps requests to routes.
+     *
+     * @return the route resolver
+     */
     public RouteResolver routes() {
         return routes;
     }
 
-    /** Names the caller. */
+    /**
+     * Names the caller.
+     *
+     * @return the principal resolver
+     */
     public PrincipalResolver principals() {
         return principals;
     }
 
-    /** Whether a request to {@code route} without a key is refused with 400 (otherwise passed through). */
+    /**
+     * Whether a request to {@code route} without a key is refused with 400 (otherwise passed through).
+     *
+     * @param route the operation name
+     * @return whether a request to {@code route} without a key is refused with 400 (otherwise passed through)
+     */
     public boolean keyRequired(String route) {
         return keyRequired.test(route);
     }
 
-    /** JSON Pointers left out of the body's fingerprint. */
+    /**
+     * JSON Pointers left out of the body's fingerprint.
+     *
+     * @return JSON Pointers left out of the body's fingerprint
+     */
     public List<String> excludedFromFingerprint() {
         return excluded;
     }
 
-    /** Response headers stored and replayed, lower case. */
+    /**
+     * Response headers stored and replayed, lower case.
+     *
+     * @return response headers stored and replayed, lower case
+     */
     public Set<String> storedHeaders() {
         return storedHeaders;
     }
 
-    /** Which responses are stored. */
+    /**
+     * Which responses are stored.
+     *
+     * @return which responses are stored
+     */
     public ResponseStoragePolicy storagePolicy() {
         return storagePolicy;
     }
 
-    /** The largest request body accepted on a covered request; larger ones get 413. */
+    /**
+     * The largest request body accepted on a covered request; larger ones get 413.
+     *
+     * @return the largest request body accepted on a covered request
+     */
     public int maxBodyBytes() {
         return maxBodyBytes;
     }
 
-    /** The {@code Retry-After} sent with 503 when the store is unavailable. */
+    /**
+     * The {@code Retry-After} sent with 503 when the store is unavailable.
+     *
+     * @return the {@code Retry-After} sent with 503 when the store is unavailable
+     */
     public Duration storeRetryAfter() {
         return storeRetryAfter;
     }
 
-    /** Per-call options passed to the engine (TTL, lease, in-progress policy). */
+    /**
+     * Per-call options passed to the engine (TTL, lease, in-progress policy).
+     *
+     * @return per-call options passed to the engine (TTL, lease, in-progress policy)
+     */
     public CallOptions callOptions() {
         return callOptions;
     }
@@ -165,6 +215,8 @@ public final class HttpIdempotency {
         /**
          * The methods covered (replaces the default POST, PATCH); matched exactly.
          *
+         * @param methods the covered HTTP methods
+         * @return this builder
          * @throws IllegalArgumentException if a method is empty, not an HTTP token, or safe
          *     (GET, HEAD, OPTIONS and TRACE always pass through untouched)
          */
@@ -188,14 +240,24 @@ public final class HttpIdempotency {
             return this;
         }
 
-        /** How requests map to routes (default: each path is a route). */
+        /**
+         * How requests map to routes (default: each path is a route).
+         *
+         * @param routes how requests map to operation names
+         * @return this builder
+         */
         public Builder routes(RouteResolver routes) {
             once("routes");
             this.routes = Objects.requireNonNull(routes, "routes");
             return this;
         }
 
-        /** How the caller is named (default: the authenticated user). */
+        /**
+         * How the caller is named (default: the authenticated user).
+         *
+         * @param principals how requests map to scopes
+         * @return this builder
+         */
         public Builder principals(PrincipalResolver principals) {
             once("principals");
             this.principals = Objects.requireNonNull(principals, "principals");
@@ -205,6 +267,9 @@ public final class HttpIdempotency {
         /**
          * Which routes require a key (default: all). A covered request without a key is
          * refused with 400 on those routes and passed through untouched on the others.
+         *
+         * @param routeRequiresKey whether a route refuses requests without a key
+         * @return this builder
          */
         public Builder keyRequired(Predicate<String> routeRequiresKey) {
             once("keyRequired");
@@ -216,6 +281,8 @@ public final class HttpIdempotency {
          * Leaves these RFC 6901 JSON Pointers out of the fingerprint of JSON bodies (client
          * timestamps, trace ids), on top of the engine's own exclusions.
          *
+         * @param pointers JSON Pointers (RFC 6901) of body fields to leave out
+         * @return this builder
          * @throws IllegalArgumentException if a pointer is malformed or names the whole document
          */
         public Builder excludeFromFingerprint(String... pointers) {
@@ -232,6 +299,8 @@ public final class HttpIdempotency {
          * Last-Modified, Cache-Control, Link, Vary); case-insensitive. Other headers go out on
          * the first response only.
          *
+         * @param names header names, case-insensitive
+         * @return this builder
          * @throws IllegalArgumentException for hop-by-hop or per-response headers
          *     (Content-Length, Transfer-Encoding, Connection, Set-Cookie, Date, ...)
          */
@@ -250,7 +319,12 @@ public final class HttpIdempotency {
             return this;
         }
 
-        /** Which responses are stored (default {@link ResponseStoragePolicy#standard()}). */
+        /**
+         * Which responses are stored (default {@link ResponseStoragePolicy#standard()}).
+         *
+         * @param policy which responses are stored
+         * @return this builder
+         */
         public Builder storagePolicy(ResponseStoragePolicy policy) {
             once("storagePolicy");
             this.storagePolicy = Objects.requireNonNull(policy, "storagePolicy");
@@ -261,6 +335,8 @@ public final class HttpIdempotency {
          * The largest body of a covered request (default 1 MiB); a larger one gets 413 and
          * is never passed to the handler.
          *
+         * @param maxBodyBytes the largest request body accepted
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder maxBodyBytes(int maxBodyBytes) {
@@ -276,6 +352,8 @@ public final class HttpIdempotency {
          * The {@code Retry-After} of a 503 sent when the store is unavailable (default 1 s;
          * rounded up to whole seconds).
          *
+         * @param retryAfter the {@code Retry-After} sent with 503
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder storeRetryAfter(Duration retryAfter) {
@@ -288,14 +366,23 @@ public final class HttpIdempotency {
             return this;
         }
 
-        /** Per-call engine options for every covered request (TTL, lease, in-progress policy). */
+        /**
+         * Per-call engine options for every covered request (TTL, lease, in-progress policy).
+         *
+         * @param options per-call overrides
+         * @return this builder
+         */
         public Builder callOptions(CallOptions options) {
             once("callOptions");
             this.callOptions = Objects.requireNonNull(options, "callOptions");
             return this;
         }
 
-        /** Builds the configuration. */
+        /**
+         * Builds the configuration.
+         *
+         * @return the configuration
+         */
         public HttpIdempotency build() {
             return new HttpIdempotency(this);
         }

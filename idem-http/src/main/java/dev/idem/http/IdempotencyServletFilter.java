@@ -36,7 +36,11 @@ import java.util.Optional;
 public final class IdempotencyServletFilter implements Filter {
     private final Processor processor;
 
-    /** A filter applying {@code config}. */
+    /**
+     * A filter applying {@code config}.
+     *
+     * @param config the HTTP contract's configuration
+     */
     public IdempotencyServletFilter(HttpIdempotency config) {
         this.processor = new Processor(Objects.requireNonNull(config, "config"));
     }

@@ -36,7 +36,12 @@ public final class IdempotentHttpHandler implements HttpHandler {
     private final Processor processor;
     private final HttpHandler handler;
 
-    /** Applies {@code config} to the requests of {@code handler}. */
+    /**
+     * Applies {@code config} to the requests of {@code handler}.
+     *
+     * @param config the HTTP contract's configuration
+     * @param handler the application's handler, run at most once per key
+     */
     public IdempotentHttpHandler(HttpIdempotency config, HttpHandler handler) {
         this.processor = new Processor(Objects.requireNonNull(config, "config"));
         this.handler = Objects.requireNonNull(handler, "handler");

@@ -9,19 +9,41 @@ import java.util.Optional;
  * from client-controlled payload.
  */
 public interface IncomingRequest {
-    /** The request method, upper case as sent (for example {@code POST}). */
+    /**
+     * The request method, upper case as sent (for example {@code POST}).
+     *
+     * @return the request method, upper case as sent (for example {@code POST})
+     */
     String method();
 
-    /** The request path, not decoded, without the query string (for example {@code /v1/charges}). */
+    /**
+     * The request path, not decoded, without the query string (for example {@code /v1/charges}).
+     *
+     * @return the request path, not decoded, without the query string (for example {@code /v1/charges})
+     */
     String path();
 
-    /** The raw query string without {@code ?}, or empty. */
+    /**
+     * The raw query string without {@code ?}, or empty.
+     *
+     * @return the raw query string without {@code ?}, or empty
+     */
     String query();
 
-    /** Every value of the header {@code name} (case-insensitive), in order; empty if absent. */
+    /**
+     * Every value of the header {@code name} (case-insensitive), in order; empty if absent.
+     *
+     * @param name the header name
+     * @return every value of the header {@code name} (case-insensitive), in order
+     */
     List<String> headers(String name);
 
-    /** The first value of the header {@code name}, if any. */
+    /**
+     * The first value of the header {@code name}, if any.
+     *
+     * @param name the header name
+     * @return the first value of the header {@code name}, if any
+     */
     default Optional<String> header(String name) {
         List<String> values = headers(name);
         return values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
@@ -31,6 +53,8 @@ public interface IncomingRequest {
      * The name of the principal the server authenticated, if any: the JDK server's
      * {@code HttpPrincipal.getName()} ({@code realm:user}), the servlet's
      * {@code getUserPrincipal().getName()}.
+     *
+     * @return the name of the principal the server authenticated, if any
      */
     Optional<String> authenticatedUser();
 }

@@ -12,10 +12,19 @@ import java.util.Optional;
  */
 @FunctionalInterface
 public interface PrincipalResolver {
-    /** The principal of {@code request}, or empty if the caller is not authenticated. */
+    /**
+     * The principal of {@code request}, or empty if the caller is not authenticated.
+     *
+     * @param request the incoming request
+     * @return the principal of {@code request}, or empty if the caller is not authenticated
+     */
     Optional<String> resolve(IncomingRequest request);
 
-    /** The principal the server authenticated (the default). */
+    /**
+     * The principal the server authenticated (the default).
+     *
+     * @return a resolver that returns the principal the server authenticated (the default)
+     */
     static PrincipalResolver authenticatedUser() {
         return IncomingRequest::authenticatedUser;
     }
@@ -25,6 +34,8 @@ public interface PrincipalResolver {
      * stored in the idempotency table. Verify the key before this filter runs, or behind it;
      * an unknown key only ever scopes its own records.
      *
+     * @param headerName the API-key header
+     * @return a resolver that returns the value of an API-key header, as a SHA-256 digest so the secret itself is never stored in the idempotency table
      * @throws IllegalArgumentException if {@code headerName} is blank
      */
     static PrincipalResolver apiKeyHeader(String headerName) {
@@ -42,6 +53,8 @@ public interface PrincipalResolver {
      * The same principal for every request: for a service with a single caller, or a
      * public endpoint where every client shares one key space.
      *
+     * @param principal the scope for every request
+     * @return a resolver that returns the same principal for every request
      * @throws IllegalArgumentException if {@code principal} is empty
      */
     static PrincipalResolver fixed(String principal) {

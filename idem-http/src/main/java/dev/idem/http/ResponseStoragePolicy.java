@@ -11,13 +11,20 @@ import java.util.function.IntPredicate;
  */
 @FunctionalInterface
 public interface ResponseStoragePolicy {
-    /** Whether a response with {@code status} is stored. */
+    /**
+     * Whether a response with {@code status} is stored.
+     *
+     * @param status the HTTP status of the handler's response
+     * @return whether a response with {@code status} is stored
+     */
     boolean stores(int status);
 
     /**
      * The default: 2xx, 3xx and the 4xx statuses that repeating the same request cannot
      * change are stored. Not stored: 5xx, and the 4xx that depend on time or on state outside
      * the request (401, 403, 407, 408, 409, 423, 424, 425, 429).
+     *
+     * @return the default policy
      */
     static ResponseStoragePolicy standard() {
         return status -> {
@@ -33,7 +40,12 @@ public interface ResponseStoragePolicy {
         };
     }
 
-    /** Stores exactly the statuses {@code predicate} accepts. */
+    /**
+     * Stores exactly the statuses {@code predicate} accepts.
+     *
+     * @param predicate true for statuses to store
+     * @return the policy
+     */
     static ResponseStoragePolicy of(IntPredicate predicate) {
         Objects.requireNonNull(predicate, "predicate");
         return predicate::test;

@@ -10,10 +10,19 @@ import java.util.Optional;
  */
 @FunctionalInterface
 public interface RouteResolver {
-    /** The route of {@code request}, or empty to pass it through untouched. */
+    /**
+     * The route of {@code request}, or empty to pass it through untouched.
+     *
+     * @param request the incoming request
+     * @return the route of {@code request}, or empty to pass it through untouched
+     */
     Optional<String> route(IncomingRequest request);
 
-    /** Every path is its own route (the default). */
+    /**
+     * Every path is its own route (the default).
+     *
+     * @return a resolver where every path is its own route (the default)
+     */
     static RouteResolver path() {
         return request -> Optional.of(request.path());
     }
