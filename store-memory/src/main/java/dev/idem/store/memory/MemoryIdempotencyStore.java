@@ -40,12 +40,20 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         this.maxOutcomeBytes = b.maxOutcomeBytes;
     }
 
-    /** A store on the system UTC clock. */
+    /**
+     * A store on the system UTC clock.
+     *
+     * @return a store on the system UTC clock
+     */
     public static MemoryIdempotencyStore create() {
         return builder().build();
     }
 
-    /** A builder for a store with a custom clock or outcome limit. */
+    /**
+     * A builder for a store with a custom clock or outcome limit.
+     *
+     * @return this builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -204,7 +212,11 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         return new StoreCapabilities(true, false, maxOutcomeBytes);
     }
 
-    /** Number of records held, expired or not; for tests and monitoring. */
+    /**
+     * Number of records held, expired or not; for tests and monitoring.
+     *
+     * @return number of records held, expired or not
+     */
     public int size() {
         return records.size();
     }
@@ -289,13 +301,23 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         private Builder() {
         }
 
-        /** The clock leases and expiry are judged by; inject a fixed or mutable one in tests. */
+        /**
+         * The clock leases and expiry are judged by; inject a fixed or mutable one in tests.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
-        /** The largest outcome accepted, in bytes (default 16 MiB). */
+        /**
+         * The largest outcome accepted, in bytes (default 16 MiB).
+         *
+         * @param maxOutcomeBytes the largest outcome or journal accepted
+         * @return this builder
+         */
         public Builder maxOutcomeBytes(int maxOutcomeBytes) {
             if (maxOutcomeBytes < 1) {
                 throw new IllegalArgumentException("maxOutcomeBytes must be positive but was " + maxOutcomeBytes);
@@ -304,7 +326,11 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
             return this;
         }
 
-        /** Builds the store. */
+        /**
+         * Builds the store.
+         *
+         * @return the store
+         */
         public MemoryIdempotencyStore build() {
             return new MemoryIdempotencyStore(this);
         }
