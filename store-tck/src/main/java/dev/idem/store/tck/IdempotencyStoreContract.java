@@ -40,7 +40,12 @@ public abstract class IdempotencyStoreContract {
     private String scope;
     private final AtomicLong tokens = new AtomicLong(TOKEN_SEED);
 
-    /** Builds the fixture for one test; called before each test. */
+    /**
+     * Builds the fixture for one test; called before each test.
+     *
+     * @return a fixture around a fresh store
+     * @throws Exception if the backend cannot be reached
+     */
     protected abstract StoreFixture createFixture() throws Exception;
 
     @BeforeEach
@@ -57,17 +62,31 @@ public abstract class IdempotencyStoreContract {
         }
     }
 
-    /** A key in this test's scope. */
+    /**
+     * A key in this test's scope.
+     *
+     * @param token the client key
+     * @return a key in this test's scope
+     */
     protected IdempotencyKey key(String token) {
         return IdempotencyKey.of(scope, "charge", token);
     }
 
-    /** A distinct fencing token. */
+    /**
+     * A distinct fencing token.
+     *
+     * @return a distinct fencing token
+     */
     protected long token() {
         return tokens.incrementAndGet() * 0x9E3779B97F4A7C15L;
     }
 
-    /** A distinct fingerprint for {@code s}. */
+    /**
+     * A distinct fingerprint for {@code s}.
+     *
+     * @param s any text
+     * @return a distinct fingerprint for {@code s}
+     */
     protected static byte[] fp(String s) {
         return ("fp:" + s).getBytes(StandardCharsets.UTF_8);
     }

@@ -38,12 +38,19 @@ public abstract class IdempotencyStoreProperties {
     private StoreFixture fixture;
     private final AtomicLong tokens = new AtomicLong(0xC0FFEE);
 
-    /** Builds the fixture; called once per property. */
+    /**
+     * Builds the fixture; called once per property.
+     *
+     * @return a fixture around a fresh store
+     * @throws Exception if the backend cannot be reached
+     */
     protected abstract StoreFixture createFixture() throws Exception;
 
     /**
      * How many times one generated script may let time pass. Stores on a real clock sleep
      * for every lapse, so they lower this to keep the run short.
+     *
+     * @return how many times one generated script may let time pass
      */
     protected int maxClockAdvancesPerScript() {
         return Integer.MAX_VALUE;
@@ -67,7 +74,16 @@ public abstract class IdempotencyStoreProperties {
     /** One step of a script. */
     public record Step(Kind kind, int worker, int key, int fingerprint) {
         /** Step kinds. */
-        public enum Kind { CLAIM, COMPLETE, RELEASE, LAPSE }
+        public enum Kind {
+            /** A worker claims a key. */
+            CLAIM,
+            /** A worker completes with the token of its last claim. */
+            COMPLETE,
+            /** A worker releases with the token of its last claim. */
+            RELEASE,
+            /** The clock moves forward one step unit. */
+            LAPSE
+        }
 
         @Override
         public String toString() {

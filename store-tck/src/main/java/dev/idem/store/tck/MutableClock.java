@@ -14,7 +14,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class MutableClock extends Clock {
     private final AtomicLong millis;
 
-    /** A clock standing at {@code start}. */
+    /**
+     * A clock standing at {@code start}.
+     *
+     * @param start the first reading
+     */
     public MutableClock(Instant start) {
         this.millis = new AtomicLong(start.toEpochMilli());
     }
@@ -24,12 +28,20 @@ public final class MutableClock extends Clock {
         this(Instant.parse("2030-01-01T00:00:00Z"));
     }
 
-    /** Moves the clock forward (or back, for skew tests) by {@code d}. */
+    /**
+     * Moves the clock forward (or back, for skew tests) by {@code d}.
+     *
+     * @param d how far to move
+     */
     public void advance(Duration d) {
         millis.addAndGet(d.toMillis());
     }
 
-    /** Sets the clock to {@code instant}. */
+    /**
+     * Sets the clock to {@code instant}.
+     *
+     * @param instant the new reading
+     */
     public void set(Instant instant) {
         millis.set(instant.toEpochMilli());
     }

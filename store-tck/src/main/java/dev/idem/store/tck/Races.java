@@ -23,14 +23,27 @@ public final class Races {
     /** One thread's action on one key. */
     @FunctionalInterface
     public interface Action<T> {
-        /** Acts for {@code thread} on key number {@code key}. */
+        /**
+         * Acts for {@code thread} on key number {@code key}.
+         *
+         * @param thread the thread's index, from 0
+         * @param key the key's index, from 0
+         * @return what the thread saw
+         * @throws Exception any failure, which fails the race
+         */
         T apply(int thread, int key) throws Exception;
     }
 
     /**
      * Runs the race and returns, per key, the results of all threads (in completion order).
      *
+     * @param <T> the result type
+     * @param threads how many threads to start together
+     * @param keys how many keys; each thread visits all of them, in a rotated order
+     * @param action what each thread does
+     * @return per key, the results of all threads
      * @throws AssertionError if any action threw or the race did not finish in time
+     * @throws InterruptedException if the wait is interrupted
      */
     public static <T> List<List<T>> run(int threads, int keys, Action<T> action) throws InterruptedException {
         List<List<T>> perKey = new ArrayList<>();

@@ -13,18 +13,29 @@ import java.time.Duration;
  */
 public interface StoreFixture {
 
-    /** The store under test; the same instance for the whole test method. */
+    /**
+     * The store under test; the same instance for the whole test method.
+     *
+     * @return the store under test
+     */
     IdempotencyStore store();
 
     /**
      * A second store instance on the same backend (its own client or connection pool),
      * for races between processes. Defaults to {@link #store()}.
+     *
+     * @return a second store instance on the same backend (its own client or connection pool), for races between processes
      */
     default IdempotencyStore otherStore() {
         return store();
     }
 
-    /** Lets at least {@code d} pass on the store's clock. */
+    /**
+     * Lets at least {@code d} pass on the store's clock.
+     *
+     * @param d how far to move
+     * @throws InterruptedException if the wait is interrupted
+     */
     void advance(Duration d) throws InterruptedException;
 
     /**
@@ -41,12 +52,20 @@ public interface StoreFixture {
         return false;
     }
 
-    /** The lease used by tests that let leases lapse. */
+    /**
+     * The lease used by tests that let leases lapse.
+     *
+     * @return the lease used by tests that let leases lapse
+     */
     default Duration lease() {
         return Duration.ofSeconds(30);
     }
 
-    /** The TTL used by tests that let records expire; must exceed {@link #lease()}. */
+    /**
+     * The TTL used by tests that let records expire; must exceed {@link #lease()}.
+     *
+     * @return the TTL used by tests that let records expire
+     */
     default Duration ttl() {
         return lease().multipliedBy(2);
     }
@@ -54,6 +73,8 @@ public interface StoreFixture {
     /**
      * Slack added to every {@link #advance} past a deadline, covering clock granularity
      * and the time between the store reading its clock and the test reading its own.
+     *
+     * @return slack added to every {@link #advance} past a deadline, covering clock granularity and the time between the store reading its clock and the test reading its own
      */
     default Duration slack() {
         return Duration.ofMillis(1);
@@ -62,12 +83,18 @@ public interface StoreFixture {
     /**
      * The largest outcome the suite stores: 1 MiB, the SPI's floor. A backend that cannot
      * hold that in one record (DynamoDB) lowers it to its declared maximum and documents why.
+     *
+     * @return the largest outcome the suite stores
      */
     default int largeOutcomeBytes() {
         return 1024 * 1024;
     }
 
-    /** Called after each test or property; closes what this fixture opened (not shared backends). */
+    /**
+     * Called after each test or property; closes what this fixture opened (not shared backends).
+     *
+     * @throws Exception if closing fails
+     */
     default void close() throws Exception {
     }
 }
