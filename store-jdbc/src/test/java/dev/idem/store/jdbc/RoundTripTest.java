@@ -18,9 +18,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The issue's "each operation is one round trip": on PostgreSQL and MySQL/MariaDB every
- * claim outcome (acquired, existing, taken over, re-acquired after a release) and every lease
- * extension sends exactly one statement and no commit, rollback or session change. The calls
- * are counted at the JDBC boundary by {@link WireCounter}; on MariaDB the server's own
+ * claim outcome (acquired, existing, taken over, re-acquired after a release), every lease
+ * extension and every checkpoint by the holder sends exactly one statement and no commit,
+ * rollback or session change. The calls are counted at the JDBC boundary by {@link WireCounter}; on MariaDB the server's own
  * per-session {@code Questions} counter (statements received from the client, not those run
  * inside a stored procedure) confirms the count.
  */
@@ -50,6 +50,10 @@ class RoundTripTest {
 
             assertThat(wire.once(() -> store.extendLease(fresh, 11L, LEASE))).isPresent();
             assertThat(wire.once(() -> store.extendLease(fresh, 12L, LEASE))).isEmpty();
+
+            // A step's journal: one statement, and a repeat of the same bytes too.
+            assertThat(wire.once(() -> store.checkpoint(fresh, 11L, new byte[] {5}))).isTrue();
+            assertThat(wire.once(() -> store.checkpoint(fresh, 11L, new byte[] {5}))).isTrue();
 
             assertThat(wire.once(() -> store.complete(fresh, 11L, new byte[] {42}, TTL))).isTrue();
             ClaimResult replay = wire.once(() -> store.claim(fresh, FP, 13L, LEASE, TTL));
