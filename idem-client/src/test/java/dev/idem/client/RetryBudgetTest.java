@@ -68,26 +68,52 @@ class RetryBudgetTest {
         assertThat(granted).isEqualTo(10);
     }
 
+    // The window is ten one-second slots here: traffic of slot 0 counts until the clock reaches
+    // slot 10, that is exactly one window after slot 0 began, and not a nanosecond longer.
     @Test
-    void oldRequestsAndRetriesLeaveTheWindow() {
+    void oldRequestsLeaveTheWindowExactlyWhenItRolls() {
         RetryBudget b = budget().ratio(0.5).minRetriesPerSecond(0).window(Duration.ofSeconds(10)).build();
         for (int i = 0; i < 10; i++) {
             b.recordRequest();
         }
-        for (int i = 0; i < 5; i++) {
-            assertThat(b.tryAcquireRetry()).isTrue();
+        assertThat(b.availableRetries()).isEqualTo(5);
+
+        time.advance(Duration.ofSeconds(10).minusNanos(1));
+        assertThat(b.availableRetries()).as("the last instant of the window still counts them").isEqualTo(5);
+
+        time.advance(Duration.ofNanos(1));
+        assertThat(b.availableRetries()).as("one window later the requests are gone").isZero();
+        assertThat(b.tryAcquireRetry()).isFalse();
+    }
+
+    @Test
+    void oldRetriesLeaveTheWindowExactlyWhenItRolls() {
+        RetryBudget b = budget().ratio(0).minRetriesPerSecond(1).window(Duration.ofSeconds(10)).build();
+        for (int i = 0; i < 10; i++) {
+            assertThat(b.tryAcquireRetry()).as("retry %d", i).isTrue();
         }
         assertThat(b.tryAcquireRetry()).isFalse();
 
-        time.advance(Duration.ofSeconds(5));
-        assertThat(b.tryAcquireRetry()).as("half a window later the old traffic still counts").isFalse();
+        time.advance(Duration.ofSeconds(10).minusNanos(1));
+        assertThat(b.tryAcquireRetry()).as("the last instant of the window still counts them").isFalse();
 
-        time.advance(Duration.ofSeconds(6));
-        assertThat(b.tryAcquireRetry()).as("requests expired with the window").isFalse();
-        b.recordRequest();
-        b.recordRequest();
-        assertThat(b.tryAcquireRetry()).as("retries expired too, new requests earn new ones").isTrue();
-        assertThat(b.tryAcquireRetry()).isFalse();
+        time.advance(Duration.ofNanos(1));
+        assertThat(b.availableRetries()).as("one window later the retries are gone").isEqualTo(10);
+    }
+
+    @Test
+    void trafficLeavesSlotBySlot() {
+        RetryBudget b = budget().ratio(1).minRetriesPerSecond(0).window(Duration.ofSeconds(10)).build();
+        for (int second = 0; second < 10; second++) {
+            b.recordRequest();
+            time.advance(Duration.ofSeconds(1));
+        }
+        // Now in slot 10: slot 0's request has left, slots 1-9 remain.
+        assertThat(b.availableRetries()).isEqualTo(9);
+        assertThat(b.tryAcquireRetry()).isTrue();
+        time.advance(Duration.ofSeconds(1));
+        // Slot 11: slot 1's request left; the retry (slot 10) stays.
+        assertThat(b.availableRetries()).isEqualTo(7);
     }
 
     @Test
@@ -149,10 +175,11 @@ class RetryBudgetTest {
             int calls = threads * callsPerThread;
             assertThat(failedCalls).isEqualTo(calls);
             int retries = attempts.get() - calls;
-            double bound = ratio * calls + floorPerSecond * window.toSeconds();
-            assertThat((double) retries).isLessThanOrEqualTo(bound);
-            // Without a budget, 4 retries per call would be made; the floor alone grants 50.
-            assertThat(retries).isGreaterThanOrEqualTo(floorPerSecond * (int) window.toSeconds());
+            // Under a fixed clock every call lands in one slot and a retry is granted by a CAS on its
+            // count, so the budget is spent to the last retry and never beyond: exactly
+            // 0.1 x 2000 + 5 x 10 = 250, where 4 retries per call would be 8000.
+            assertThat(retries).isEqualTo((int) (ratio * calls) + floorPerSecond * (int) window.toSeconds());
+            assertThat(shared.availableRetries()).isZero();
         } finally {
             pool.shutdownNow();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();

@@ -113,25 +113,45 @@ class EngineConcurrencyTest {
         assertThat(results.stream().filter(r -> ((Result<?>) r).replayed())).hasSize(threads - 1);
     }
 
-    @Test
-    void aWaitingDuplicateGivesUpAfterItsBound() {
+    // With the jitter pinned, the waiting schedule is exact: equal jitter over a ceiling that
+    // doubles from 10 ms to 500 ms, the last sleep cut to what is left of the 2 s bound, one
+    // claim per poll plus the final one that finds the bound spent.
+    @ParameterizedTest
+    @ValueSource(longs = {0L, -1L})
+    void aWaitingDuplicateGivesUpAfterItsBound(long jitterBits) {
         MutableClock engineClock = new MutableClock();
-        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(engineClock)
-                .sleeper(d -> engineClock.advance(d))
+        FaultyStore counting = new FaultyStore(store);
+        List<Duration> sleeps = new ArrayList<>();
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(counting).clock(engineClock)
+                .random(() -> jitterBits)
+                .sleeper(d -> {
+                    sleeps.add(d);
+                    engineClock.advance(d);
+                })
                 .inProgress(InProgressPolicy.waitUpTo(Duration.ofSeconds(2))).build();
-        AtomicInteger polls = new AtomicInteger();
+        AtomicInteger giveUps = new AtomicInteger();
+        int[] claimsByTheDuplicate = new int[1];
         Object outcome = engine.execute(key("bounded"), "{}", String.class, (Work<String>) ctx -> {
+            int before = counting.claims.get();
             try {
                 return engine.execute(key("bounded"), "{}", String.class,
                         CallOptions.builder().inProgress(InProgressPolicy.waitUpTo(Duration.ofSeconds(2))).build(),
                         inner -> "never").value();
             } catch (RequestInProgressException e) {
-                polls.incrementAndGet();
+                giveUps.incrementAndGet();
                 return "gave up";
+            } finally {
+                claimsByTheDuplicate[0] = counting.claims.get() - before;
             }
         }).value();
         assertThat(outcome).isEqualTo("gave up");
-        assertThat(polls).hasValue(1);
+        assertThat(giveUps).hasValue(1);
+        List<Long> expected = jitterBits == 0L
+                ? List.of(5L, 10L, 20L, 40L, 80L, 160L, 250L, 250L, 250L, 250L, 250L, 250L, 185L)
+                : List.of(10L, 20L, 40L, 80L, 160L, 320L, 500L, 500L, 370L);
+        assertThat(sleeps.stream().map(Duration::toMillis).toList()).isEqualTo(expected);
+        assertThat(sleeps.stream().reduce(Duration.ZERO, Duration::plus)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(claimsByTheDuplicate[0]).as("polls").isEqualTo(expected.size() + 1);
     }
 
     @Test

@@ -333,8 +333,19 @@ class IdempotencyEngineTest {
         assertThat(ok.value()).isEqualTo("attempt 2");
         assertThat(downstream).hasSize(2);
         assertThat(downstream.get(0)).isEqualTo(downstream.get(1)).hasSize(43).matches("[A-Za-z0-9_-]+");
-        assertThat(Execution.downstreamKey(IdempotencyKey.of("tenant-2", "create-charge", "ctx")))
-                .isNotEqualTo(downstream.get(0));
+        // Pinned: downstream systems dedupe on this value, so a new derivation after an upgrade
+        // would let an in-flight key repeat its effect. SHA-256 of
+        // "idem-downstream/v1\0" + scope + "\0" + operation + "\0" + key, base64url, computed outside Java.
+        assertThat(downstream.get(0)).isEqualTo("GVeM6L0ZGEd5B5bYH9dOpJX3kDaf4TIdWv49gx2W4gw");
+
+        // Two client keys give two downstream keys, and so do two scopes or two operations.
+        String other = engine.execute(key("ctx2"), "{}", String.class, ExecutionContext::downstreamKey).value();
+        assertThat(other).isEqualTo("PuLPYgtLG7aZH7-YXgcGYXOILZ0gNeMOMsops53p7o0").isNotEqualTo(downstream.get(0));
+        assertThat(List.of(
+                Execution.downstreamKey(IdempotencyKey.of("tenant-2", "create-charge", "ctx")),
+                Execution.downstreamKey(IdempotencyKey.of("tenant-1", "refund-charge", "ctx")),
+                Execution.downstreamKey(IdempotencyKey.of("tenant-1", "create-charg", "ectx"))))
+                .doesNotContain(downstream.get(0)).doesNotHaveDuplicates();
     }
 
     @Test
@@ -439,12 +450,22 @@ class IdempotencyEngineTest {
 
     @Test
     void eventsCarryScopeOperationAndDurationButNoPayload() {
-        engine.execute(key("ev"), "{\"secret\":\"4111111111111111\"}", Charge.class, charge("a"));
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(7_000_000_000L);
+        IdempotencyEngine timed = builder().ticker(nanos::get).build();
+        timed.execute(key("ev"), "{\"secret\":\"4111111111111111\"}", Charge.class, ctx -> {
+            nanos.addAndGet(1_234_567);
+            return new Charge("a", BigDecimal.ONE, "EUR");
+        });
+        nanos.addAndGet(5_000);
+        timed.execute(key("ev"), "{\"secret\":\"4111111111111111\"}", Charge.class, charge("b"));
         IdempotencyEvent e = events.get(0);
         assertThat(e.scope()).isEqualTo("tenant-1");
         assertThat(e.operation()).isEqualTo("create-charge");
         assertThat(e.attempt()).isEqualTo(1);
-        assertThat(e.duration().isNegative()).isFalse();
+        // The call's own time on the engine's ticker, start to end: exactly what the work took here.
+        assertThat(e.duration()).isEqualTo(Duration.ofNanos(1_234_567));
+        assertThat(events.get(1).type()).isEqualTo(Type.REPLAY);
+        assertThat(events.get(1).duration()).isEqualTo(Duration.ZERO);
         assertThat(e.toString()).doesNotContain("4111");
     }
 
