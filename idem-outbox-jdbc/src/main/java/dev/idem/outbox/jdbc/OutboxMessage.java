@@ -19,6 +19,10 @@ public record OutboxMessage(String eventId, String topic, String key, byte[] pay
     /**
      * Validates the fields.
      *
+     * @param eventId the event id, or null to have one generated
+     * @param topic the destination
+     * @param key the aggregate key, or null
+     * @param payload the body
      * @throws IllegalArgumentException if a field is out of range
      * @throws NullPointerException if topic or payload is null
      */
