@@ -276,8 +276,48 @@ public class IdemProperties {
         private String schema;
         /** postgresql, mysql or h2; detected from the connection when unset. */
         private String dialect;
-        /** Whether to create the table at startup if it does not exist. */
+        /** Whether to create (or upgrade) the table at startup. */
         private boolean createTable;
+        /** The timeout of each statement; the store's default (10 s) when unset. */
+        private Duration queryTimeout;
+        /** The largest outcome stored, in bytes; the store's default when unset. */
+        private Integer maxOutcomeBytes;
+
+        /**
+         * The statement timeout.
+         *
+         * @return the timeout, or null for the store's default
+         */
+        public Duration getQueryTimeout() {
+            return queryTimeout;
+        }
+
+        /**
+         * Sets {@code idem.store.jdbc.query-timeout}.
+         *
+         * @param queryTimeout the statement timeout
+         */
+        public void setQueryTimeout(Duration queryTimeout) {
+            this.queryTimeout = queryTimeout;
+        }
+
+        /**
+         * The largest outcome.
+         *
+         * @return bytes, or null for the store's default
+         */
+        public Integer getMaxOutcomeBytes() {
+            return maxOutcomeBytes;
+        }
+
+        /**
+         * Sets {@code idem.store.jdbc.max-outcome-bytes}.
+         *
+         * @param maxOutcomeBytes bytes
+         */
+        public void setMaxOutcomeBytes(Integer maxOutcomeBytes) {
+            this.maxOutcomeBytes = maxOutcomeBytes;
+        }
 
         /**
          * The table.
@@ -356,6 +396,26 @@ public class IdemProperties {
     public static class Redis {
         /** The prefix of every key the store writes. */
         private String prefix = "idem:";
+        /** The largest outcome stored, in bytes; the store's default when unset. */
+        private Integer maxOutcomeBytes;
+
+        /**
+         * The largest outcome.
+         *
+         * @return bytes, or null for the store's default
+         */
+        public Integer getMaxOutcomeBytes() {
+            return maxOutcomeBytes;
+        }
+
+        /**
+         * Sets {@code idem.store.redis.max-outcome-bytes}.
+         *
+         * @param maxOutcomeBytes bytes
+         */
+        public void setMaxOutcomeBytes(Integer maxOutcomeBytes) {
+            this.maxOutcomeBytes = maxOutcomeBytes;
+        }
 
         /**
          * The key prefix.
@@ -380,6 +440,26 @@ public class IdemProperties {
     public static class Dynamodb {
         /** The table. */
         private String table = "idem_record";
+        /** The largest outcome stored, in bytes; the store's default (below the 400 KB item limit) when unset. */
+        private Integer maxOutcomeBytes;
+
+        /**
+         * The largest outcome.
+         *
+         * @return bytes, or null for the store's default
+         */
+        public Integer getMaxOutcomeBytes() {
+            return maxOutcomeBytes;
+        }
+
+        /**
+         * Sets {@code idem.store.dynamodb.max-outcome-bytes}.
+         *
+         * @param maxOutcomeBytes bytes
+         */
+        public void setMaxOutcomeBytes(Integer maxOutcomeBytes) {
+            this.maxOutcomeBytes = maxOutcomeBytes;
+        }
         /** Whether to create the table at startup if it does not exist. */
         private boolean createTable;
 

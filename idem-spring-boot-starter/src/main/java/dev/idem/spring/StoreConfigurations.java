@@ -49,6 +49,12 @@ final class StoreConfigurations {
                     if (p.getDialect() != null) {
                         b.dialect(dialect(p.getDialect()));
                     }
+                    if (p.getQueryTimeout() != null) {
+                        b.queryTimeout(p.getQueryTimeout());
+                    }
+                    if (p.getMaxOutcomeBytes() != null) {
+                        b.maxOutcomeBytes(p.getMaxOutcomeBytes());
+                    }
                     JdbcIdempotencyStore store = b.build();
                     if (p.isCreateTable()) {
                         store.createTableIfNotExists();
@@ -82,9 +88,16 @@ final class StoreConfigurations {
                 @Override
                 public Optional<IdempotencyStore> create() {
                     UnifiedJedis client = clients.getIfUnique();
+                    if (client == null) {
+                        return Optional.empty();
+                    }
+                    IdemProperties.Redis p = properties.getStore().getRedis();
                     // The client is the application's: the store never closes it.
-                    return client == null ? Optional.empty() : Optional.of(RedisIdempotencyStore.builder(client)
-                            .keyPrefix(properties.getStore().getRedis().getPrefix()).build());
+                    RedisIdempotencyStore.Builder b = RedisIdempotencyStore.builder(client).keyPrefix(p.getPrefix());
+                    if (p.getMaxOutcomeBytes() != null) {
+                        b.maxOutcomeBytes(p.getMaxOutcomeBytes());
+                    }
+                    return Optional.of(b.build());
                 }
             };
         }
@@ -111,8 +124,12 @@ final class StoreConfigurations {
                     if (p.isCreateTable()) {
                         DynamoDbTables.createTable(client, p.getTable());
                     }
-                    return Optional.of(DynamoDbIdempotencyStore.builder().client(client).tableName(p.getTable())
-                            .build());
+                    DynamoDbIdempotencyStore.Builder b = DynamoDbIdempotencyStore.builder().client(client)
+                            .tableName(p.getTable());
+                    if (p.getMaxOutcomeBytes() != null) {
+                        b.maxOutcomeBytes(p.getMaxOutcomeBytes());
+                    }
+                    return Optional.of(b.build());
                 }
             };
         }
