@@ -145,4 +145,28 @@ class RequestCountTest {
         assertThat(r[0].status()).isEqualTo(Status.ACQUIRED);
         assertThat(r[0].record().attempt()).isEqualTo(1);
     }
+
+    @Test
+    void checkpointIsOneRequestEvenWhenRepeatedOrFenced() {
+        store.claim(key("a"), fp("x"), 1, lease, ttl);
+        assertThat(sentSince(() -> assertThat(store.checkpoint(key("a"), 1, fp("j1"))).isTrue()))
+                .containsExactly("UpdateItem");
+        assertThat(sentSince(() -> assertThat(store.checkpoint(key("a"), 1, fp("j1"))).isTrue()))
+                .containsExactly("UpdateItem");
+        assertThat(sentSince(() -> assertThat(store.checkpoint(key("a"), 7, fp("stale"))).isFalse()))
+                .containsExactly("UpdateItem");
+    }
+
+    @Test
+    void aKeyReleasedByAnotherRequestCostsOneMoreConditionalWriteThatDropsItsJournal() {
+        store.claim(key("a"), fp("x"), 1, lease, ttl);
+        store.checkpoint(key("a"), 1, fp("j"));
+        store.release(key("a"), 1);
+        ClaimResult[] r = new ClaimResult[1];
+        assertThat(sentSince(() -> r[0] = store.claim(key("a"), fp("y"), 2, lease, ttl)))
+                .containsExactly("UpdateItem", "UpdateItem");
+        assertThat(r[0].status()).isEqualTo(Status.ACQUIRED);
+        assertThat(r[0].record().attempt()).isEqualTo(2);
+        assertThat(r[0].record().journal()).isNull();
+    }
 }

@@ -30,7 +30,11 @@ public enum JdbcDialect {
         this.resourceName = resourceName;
     }
 
-    /** The folder name of this dialect's schema scripts under {@code dev/idem/store/jdbc/schema/}. */
+    /**
+     * The folder name of this dialect's schema scripts under {@code dev/idem/store/jdbc/schema/}.
+     *
+     * @return the folder name
+     */
     public String resourceName() {
         return resourceName;
     }
@@ -38,6 +42,9 @@ public enum JdbcDialect {
     /**
      * The dialect for a JDBC product name ({@code PostgreSQL}, {@code MySQL}, {@code MariaDB},
      * {@code H2}), or empty if it is none of them.
+     *
+     * @param productName {@link java.sql.DatabaseMetaData#getDatabaseProductName()}, may be null
+     * @return the dialect, if known
      */
     public static Optional<JdbcDialect> fromProductName(String productName) {
         if (productName == null) {

@@ -71,12 +71,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.clock = b.clock;
     }
 
-    /** A builder for a store on {@code client}, which the store uses but never closes. */
+    /**
+     * A builder for a store on {@code client}, which the store uses but never closes.
+     *
+     * @param client a standalone or cluster client
+     * @return the builder
+     */
     public static Builder builder(UnifiedJedis client) {
         return new Builder(client);
     }
 
-    /** A store on {@code client} with the default prefix and limits. */
+    /**
+     * A store on {@code client} with the default prefix and limits.
+     *
+     * @param client a standalone or cluster client, never closed by the store
+     * @return the store
+     */
     public static RedisIdempotencyStore create(UnifiedJedis client) {
         return builder(client).build();
     }
@@ -297,13 +307,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
          * The text every record key starts with (default {@value #DEFAULT_KEY_PREFIX}): at
          * most 64 characters, no control characters, and no '{' or '}' (the store's own hash
          * tag must be the first one in the key, or records would pile onto one cluster slot).
+         *
+         * @param keyPrefix the prefix
+         * @return this builder
          */
         public Builder keyPrefix(String keyPrefix) {
             this.keyPrefix = checkKeyPrefix(keyPrefix);
             return this;
         }
 
-        /** The largest outcome {@link #complete} accepts, 1 byte to 512 MiB (default 16 MiB). */
+        /**
+         * The largest outcome {@link #complete} (and step journal {@link #checkpoint}) accepts,
+         * 1 byte to 512 MiB (default 16 MiB).
+         *
+         * @param maxOutcomeBytes the limit in bytes
+         * @return this builder
+         */
         public Builder maxOutcomeBytes(int maxOutcomeBytes) {
             if (maxOutcomeBytes < 1 || maxOutcomeBytes > MAX_OUTCOME_BYTES_LIMIT) {
                 throw new IllegalArgumentException("maxOutcomeBytes must be between 1 and " + MAX_OUTCOME_BYTES_LIMIT
@@ -314,12 +333,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
 
         /**
-         * After each complete, waits (Redis {@code WAIT}, pipelined in the same round trip)
-         * until {@code replicas} replicas acknowledged the write or {@code timeout} passed;
-         * fewer acknowledgements make complete throw a retryable
-         * {@link StoreUnavailableException} (the outcome is stored on the primary). Off by
-         * default; {@code replicas = 0} turns it off. The client's socket timeout must exceed
-         * {@code timeout}.
+         * After each complete and each checkpoint, waits (Redis {@code WAIT}, pipelined in the
+         * same round trip) until {@code replicas} replicas acknowledged the write or
+         * {@code timeout} passed; fewer acknowledgements make the call throw a retryable
+         * {@link StoreUnavailableException} (the outcome or journal is stored on the primary).
+         * Off by default; {@code replicas = 0} turns it off. The client's socket timeout must
+         * exceed {@code timeout}.
+         *
+         * @param replicas how many replicas must acknowledge; 0 turns waiting off
+         * @param timeout how long to wait for them, at most 10 minutes
+         * @return this builder
          */
         public Builder waitForReplicas(int replicas, Duration timeout) {
             if (replicas < 0) {
@@ -360,7 +383,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return this;
         }
 
-        /** Builds the store; this makes no call to Redis. */
+        /**
+         * Builds the store; this makes no call to Redis.
+         *
+         * @return the store
+         */
         public RedisIdempotencyStore build() {
             return new RedisIdempotencyStore(this);
         }

@@ -68,7 +68,11 @@ public abstract class DialectOperations {
         }
     }
 
-    /** The dialect. @return the dialect */
+    /**
+     * The dialect.
+     *
+     * @return the dialect
+     */
     public JdbcDialect dialect() {
         return dialect;
     }
