@@ -1,5 +1,7 @@
 package dev.idem.api;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The key's execution ended in a failure classified as final (a declined card, a validation
  * error): its code and message are stored, and every call with the key gets this type with
@@ -26,7 +28,7 @@ public class FinalFailureException extends IdempotencyException {
      * @param detail the stored human-readable message; may be empty
      * @param cause the work's original exception
      */
-    public FinalFailureException(IdempotencyKey key, String code, String detail, Throwable cause) {
+    public FinalFailureException(IdempotencyKey key, String code, String detail, @Nullable Throwable cause) {
         this("final failure for idempotency key " + key.key() + ": " + code
                 + (detail.isEmpty() ? "" : " (" + detail + ")"), key, code, detail, cause);
     }
@@ -41,7 +43,7 @@ public class FinalFailureException extends IdempotencyException {
      * @param cause the original exception, or null
      */
     protected FinalFailureException(String message, IdempotencyKey key, String code, String detail,
-            Throwable cause) {
+            @Nullable Throwable cause) {
         super(message, cause);
         this.key = key;
         this.code = code;

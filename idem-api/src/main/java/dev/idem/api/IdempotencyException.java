@@ -1,5 +1,7 @@
 package dev.idem.api;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Root of every error idem raises on purpose. Each subclass names one case and the HTTP
  * status the IETF Idempotency-Key draft (or plain HTTP semantics) gives it, so a server
@@ -23,7 +25,7 @@ public class IdempotencyException extends RuntimeException {
      * @param message the message
      * @param cause the cause
      */
-    public IdempotencyException(String message, Throwable cause) {
+    public IdempotencyException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 

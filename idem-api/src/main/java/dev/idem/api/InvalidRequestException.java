@@ -1,5 +1,7 @@
 package dev.idem.api;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The request could not be fingerprinted (HTTP 400, or 413 when it is too large):
  * malformed JSON, a duplicate object key, a lone surrogate, a non-finite number, or a
@@ -27,7 +29,7 @@ public class InvalidRequestException extends IdempotencyException {
      * @param tooLarge whether the request was rejected for its size rather than its form
      * @param cause the cause
      */
-    public InvalidRequestException(String message, boolean tooLarge, Throwable cause) {
+    public InvalidRequestException(String message, boolean tooLarge, @Nullable Throwable cause) {
         super(message, cause);
         this.tooLarge = tooLarge;
     }

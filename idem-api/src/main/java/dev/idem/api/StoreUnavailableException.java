@@ -1,5 +1,7 @@
 package dev.idem.api;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The store could not be reached or answered in a way that cannot be trusted (HTTP 503).
  * When raised before the work started, the work did not run. {@link #retryable()} tells
@@ -18,7 +20,7 @@ public class StoreUnavailableException extends IdempotencyException {
      * @param message the message
      * @param cause the cause
      */
-    public StoreUnavailableException(String message, Throwable cause) {
+    public StoreUnavailableException(String message, @Nullable Throwable cause) {
         this(message, cause, true);
     }
 
@@ -29,7 +31,7 @@ public class StoreUnavailableException extends IdempotencyException {
      * @param cause the cause
      * @param retryable whether the same call may succeed later
      */
-    public StoreUnavailableException(String message, Throwable cause, boolean retryable) {
+    public StoreUnavailableException(String message, @Nullable Throwable cause, boolean retryable) {
         super(message, cause);
         this.retryable = retryable;
     }

@@ -5,4 +5,7 @@
  * <p>Nullness: every parameter and return value in this package is non-null unless its
  * Javadoc says otherwise.
  */
+@NullMarked
 package dev.idem.api;
+
+import org.jspecify.annotations.NullMarked;

@@ -4,6 +4,7 @@ import dev.idem.api.IdempotencyKey;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An immutable snapshot of one record as the store saw it. Byte arrays are neither copied
@@ -34,16 +35,16 @@ public final class StoredRecord {
      * @param outcome the stored outcome; null unless {@code state} is COMPLETED
      * @param journal the step journal saved by {@link IdempotencyStore#checkpoint}; null if
      *     none was saved, and always null for a COMPLETED record
-     * @param key the key
-     * @param state the state
-     * @param fingerprint the fingerprint
-     * @param fencingToken a fresh token chosen by the caller (unique per claim)
-     * @param attempt the attempt
-     * @param expiresAt the expires at
+     * @param key the record's key
+     * @param state the record's state
+     * @param fingerprint the request fingerprint the key was first claimed with
+     * @param fencingToken the token of the latest claim
+     * @param attempt how many times the key has started executing, at least 1
+     * @param expiresAt when the record stops existing
      */
     public StoredRecord(IdempotencyKey key, RecordState state, byte[] fingerprint, long fencingToken,
-            int attempt, Instant createdAt, Instant leaseExpiresAt, Instant expiresAt, byte[] outcome,
-            byte[] journal) {
+            int attempt, Instant createdAt, @Nullable Instant leaseExpiresAt, Instant expiresAt, byte @Nullable [] outcome,
+            byte @Nullable [] journal) {
         this.key = Objects.requireNonNull(key, "key");
         this.state = Objects.requireNonNull(state, "state");
         this.fingerprint = Objects.requireNonNull(fingerprint, "fingerprint");
@@ -72,19 +73,19 @@ public final class StoredRecord {
      * Transitional constructor for stores not yet on SPI v2: no creation time (reported as
      * the epoch) and no journal. Removed before release.
      *
-     * @param key the key
-     * @param state the state
-     * @param fingerprint the fingerprint
-     * @param fencingToken a fresh token chosen by the caller (unique per claim)
-     * @param attempt the attempt
+     * @param key the record's key
+     * @param state the record's state
+     * @param fingerprint the request fingerprint the key was first claimed with
+     * @param fencingToken the token of the latest claim
+     * @param attempt how many times the key has started executing, at least 1
      * @param leaseExpiresAt the lease deadline; null unless {@code state} is IN_PROGRESS
-     * @param expiresAt the expires at
+     * @param expiresAt when the record stops existing
      * @param outcome the stored outcome; null unless {@code state} is COMPLETED
      * @deprecated use the constructor with {@code createdAt} and {@code journal}
      */
     @Deprecated(forRemoval = true)
     public StoredRecord(IdempotencyKey key, RecordState state, byte[] fingerprint, long fencingToken,
-            int attempt, Instant leaseExpiresAt, Instant expiresAt, byte[] outcome) {
+            int attempt, @Nullable Instant leaseExpiresAt, Instant expiresAt, byte @Nullable [] outcome) {
         this(key, state, fingerprint, fencingToken, attempt, Instant.EPOCH, leaseExpiresAt, expiresAt, outcome,
                 null);
     }
@@ -137,9 +138,9 @@ public final class StoredRecord {
     /**
      * The lease deadline while IN_PROGRESS; null otherwise.
      *
-     * @return the lease deadline while IN_PROGRESS
+     * @return the lease deadline while IN_PROGRESS, otherwise null
      */
-    public Instant leaseExpiresAt() {
+    public @Nullable Instant leaseExpiresAt() {
         return leaseExpiresAt;
     }
 
@@ -155,9 +156,9 @@ public final class StoredRecord {
     /**
      * The stored outcome of a COMPLETED record; null otherwise.
      *
-     * @return the stored outcome of a COMPLETED record
+     * @return the stored outcome of a COMPLETED record, otherwise null
      */
-    public byte[] outcome() {
+    public byte @Nullable [] outcome() {
         return outcome;
     }
 
@@ -175,9 +176,9 @@ public final class StoredRecord {
     /**
      * The step journal last saved by {@link IdempotencyStore#checkpoint}; null if none (always for COMPLETED).
      *
-     * @return the step journal last saved by {@link IdempotencyStore#checkpoint}
+     * @return the step journal last saved by {@link IdempotencyStore#checkpoint}, or null
      */
-    public byte[] journal() {
+    public byte @Nullable [] journal() {
         return journal;
     }
 

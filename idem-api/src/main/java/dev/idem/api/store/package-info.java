@@ -19,4 +19,7 @@
  *
  * <p>Nullness: every parameter and return value is non-null unless its Javadoc says otherwise.
  */
+@NullMarked
 package dev.idem.api.store;
+
+import org.jspecify.annotations.NullMarked;

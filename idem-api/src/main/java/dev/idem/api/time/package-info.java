@@ -8,4 +8,7 @@
  * <p>Nullness: every parameter and return value in this package is non-null unless its
  * Javadoc says otherwise.
  */
+@NullMarked
 package dev.idem.api.time;
+
+import org.jspecify.annotations.NullMarked;
