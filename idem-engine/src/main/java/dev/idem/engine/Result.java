@@ -1,6 +1,7 @@
 package dev.idem.engine;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The value of an execution, and whether it was produced now or replayed from the store.
@@ -8,12 +9,12 @@ import java.util.Objects;
  * @param <T> the value type
  */
 public final class Result<T> {
-    private final T value;
+    private final @Nullable T value;
     private final boolean replayed;
     private final boolean stored;
     private final int attempt;
 
-    Result(T value, boolean replayed, boolean stored, int attempt) {
+    Result(@Nullable T value, boolean replayed, boolean stored, int attempt) {
         this.value = value;
         this.replayed = replayed;
         this.stored = stored;
@@ -23,9 +24,9 @@ public final class Result<T> {
     /**
      * The work's result; on a replay, decoded from the stored outcome (equal to the first one).
      *
-     * @return the work's result
+     * @return the work's result; null if the work returned null
      */
-    public T value() {
+    public @Nullable T value() {
         return value;
     }
 
