@@ -1,5 +1,6 @@
 package dev.idem.client;
 
+import dev.idem.api.IdempotencyKeyHeader;
 import dev.idem.api.time.Sleeper;
 import dev.idem.client.internal.RetryAfterParser;
 import dev.idem.client.internal.RetrySession;
@@ -44,6 +45,7 @@ public final class IdempotentHttpClient {
     private final RetryListener listener;
     private final IdempotencyKeyGenerator keyGenerator;
     private final RetryClassifier<HttpResponse<?>> classifier;
+    private final boolean quoteKey;
 
     private IdempotentHttpClient(Builder b) {
         this.client = b.client;
@@ -53,6 +55,7 @@ public final class IdempotentHttpClient {
         this.listener = b.listener;
         this.keyGenerator = b.keyGenerator;
         this.classifier = b.classifier;
+        this.quoteKey = b.quoteKey;
     }
 
     /**
@@ -159,15 +162,19 @@ public final class IdempotentHttpClient {
     }
 
     private String keyOf(HttpRequest request) {
-        return request.headers().firstValue(IDEMPOTENCY_KEY).orElseGet(keyGenerator::newKey);
+        // A key the caller set in either form is the same key; it is re-sent in this client's form.
+        return request.headers().firstValue(IDEMPOTENCY_KEY)
+                .map(v -> v.startsWith("\"") ? IdempotencyKeyHeader.parse(v) : v)
+                .orElseGet(keyGenerator::newKey);
     }
 
-    private static HttpRequest attemptRequest(HttpRequest request, RetrySession session) {
+    private HttpRequest attemptRequest(HttpRequest request, RetrySession session) {
         HttpRequest.Builder b =
                 HttpRequest.newBuilder(request, (name, value) -> !name.equalsIgnoreCase(IDEMPOTENCY_KEY));
         Duration remaining = session.remaining();
         Duration timeout = request.timeout().filter(t -> t.compareTo(remaining) < 0).orElse(remaining);
-        return b.header(IDEMPOTENCY_KEY, session.key())
+        String field = quoteKey ? IdempotencyKeyHeader.format(session.key()) : session.key();
+        return b.header(IDEMPOTENCY_KEY, field)
                 .timeout(timeout.compareTo(MIN_ATTEMPT_TIMEOUT) < 0 ? MIN_ATTEMPT_TIMEOUT : timeout)
                 .build();
     }
@@ -274,6 +281,7 @@ public final class IdempotentHttpClient {
         private RetryListener listener = RetryListener.NONE;
         private IdempotencyKeyGenerator keyGenerator = IdempotencyKeyGenerator.uuidV7();
         private RetryClassifier<HttpResponse<?>> classifier = HttpRetryClassifier.standard();
+        private boolean quoteKey = true;
 
         private Builder(HttpClient client) {
             this.client = Objects.requireNonNull(client, "client must not be null");
@@ -331,6 +339,19 @@ public final class IdempotentHttpClient {
          */
         public Builder classifier(RetryClassifier<HttpResponse<?>> classifier) {
             this.classifier = Objects.requireNonNull(classifier, "classifier must not be null");
+            return this;
+        }
+
+        /**
+         * Sends the key as a bare token ({@code Idempotency-Key: 8e03978e-...}) instead of the
+         * draft's Structured Field string ({@code Idempotency-Key: "8e03978e-..."}), the default.
+         * Only for servers that take the header's raw text as the key: to them the quotes would
+         * be part of it. Servers on idem-http accept both forms.
+         *
+         * @return this builder
+         */
+        public Builder bareKeyHeader() {
+            this.quoteKey = false;
             return this;
         }
 

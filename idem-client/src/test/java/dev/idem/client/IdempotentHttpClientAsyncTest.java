@@ -5,6 +5,7 @@ import static dev.idem.client.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.api.IdempotencyKeyHeader;
 import dev.idem.api.time.Sleeper;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -92,7 +93,7 @@ class IdempotentHttpClientAsyncTest {
         assertThat(r.attempts()).isEqualTo(3);
         assertThat(r.replayed()).isTrue();
         assertThat(time.sleeps()).containsExactly(Duration.ofSeconds(1), Duration.ofMillis(200));
-        assertThat(server.keys("/pay")).hasSize(3).containsOnly(r.idempotencyKey());
+        assertThat(server.keys("/pay")).hasSize(3).containsOnly(IdempotencyKeyHeader.format(r.idempotencyKey()));
     }
 
     @Test

@@ -6,6 +6,7 @@ import static dev.idem.client.FaultServer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.api.IdempotencyKeyHeader;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.ServerSocket;
@@ -96,7 +97,8 @@ class IdempotentHttpClientTest {
     }
 
     private void assertOneKeyOn(String path, int attempts, String key) {
-        assertThat(server.keys(path)).hasSize(attempts).containsOnly(key);
+        // On the wire: the draft's Structured Field string, the client's default.
+        assertThat(server.keys(path)).hasSize(attempts).containsOnly(IdempotencyKeyHeader.format(key));
     }
 
     @Test
@@ -216,6 +218,30 @@ class IdempotentHttpClientTest {
                 .isInstanceOf(ConnectException.class)
                 .satisfies(e -> assertThat(e.getSuppressed()).hasSize(3));
         assertThat(listener.events()).filteredOn(e -> e.startsWith("attempt")).hasSize(4);
+    }
+
+    @Test
+    void bareKeyHeaderSendsTheTokenWithoutQuotes() throws Exception {
+        server.script("/pay", status(503), status(200));
+        IdempotentHttpClient bare = IdempotentHttpClient.newBuilder(client().httpClient())
+                .policy(client().policy())
+                .bareKeyHeader()
+                .build();
+        IdempotentResponse<String> r = bare.send(post(server.uri("/pay")), BodyHandlers.ofString());
+        assertThat(server.keys("/pay")).hasSize(2).containsOnly(r.idempotencyKey());
+        assertThat(r.idempotencyKey()).doesNotContain("\"");
+    }
+
+    @Test
+    void aQuotedKeyOnTheRequestIsTheSameKey() throws Exception {
+        server.script("/pay", status(200));
+        HttpRequest request =
+                HttpRequest.newBuilder(post(server.uri("/pay")), (n, v) -> true)
+                        .header("Idempotency-Key", "\"order-43\"")
+                        .build();
+        IdempotentResponse<String> r = client().send(request, BodyHandlers.ofString());
+        assertThat(r.idempotencyKey()).isEqualTo("order-43");
+        assertOneKeyOn("/pay", 1, "order-43");
     }
 
     @Test
