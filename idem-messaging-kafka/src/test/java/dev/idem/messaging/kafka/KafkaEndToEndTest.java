@@ -151,6 +151,54 @@ class KafkaEndToEndTest {
         assertThat(deliveries).isGreaterThan(EVENTS + 7);
     }
 
+    @Test
+    void pollOnceCommitsHandledRecordsAndSendsAReusedEventIdToTheMismatchCallback() throws Exception {
+        String topic = "refund.created." + UUID.randomUUID();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", EmbeddedKafka.bootstrap()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        }
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps())) {
+            KafkaPublisher kafka = new KafkaPublisher(producer, "refunds", Duration.ofSeconds(30));
+            for (int i = 0; i < 5; i++) {
+                kafka.publish(new dev.idem.outbox.jdbc.OutboxRecord(i, "refund-" + i, topic, null,
+                        ("{\"refund\":" + i + "}").getBytes(StandardCharsets.UTF_8), 1, java.time.Instant.EPOCH));
+            }
+            // A producer bug: refund-2 again with another body.
+            kafka.publish(new dev.idem.outbox.jdbc.OutboxRecord(9, "refund-2", topic, null,
+                    "{\"refund\":99}".getBytes(StandardCharsets.UTF_8), 1, java.time.Instant.EPOCH));
+        }
+        Map<String, AtomicInteger> ledger = new ConcurrentHashMap<>();
+        List<dev.idem.messaging.Mismatch> mismatches = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicInteger blips = new AtomicInteger();
+        Inbox<Integer> inbox = Inbox.builder(Integer.class).store(MemoryIdempotencyStore.create())
+                .consumer("refund-ledger").onMismatch(mismatches::add).handler(m -> {
+                    if (m.eventId().equals("refund-3") && blips.incrementAndGet() == 1) {
+                        throw new IllegalStateException("blip");
+                    }
+                    return ledger.computeIfAbsent(m.eventId(), k -> new AtomicInteger()).incrementAndGet();
+                }).build();
+        KafkaInboxHandler<Integer> handler = new KafkaInboxHandler<>(inbox);
+        String group = "refund-ledger-" + UUID.randomUUID();
+        List<TopicPartition> partitions = List.of(new TopicPartition(topic, 0));
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(group)) {
+            consumer.assign(partitions);
+            int handled = 0;
+            for (int poll = 0; poll < 100 && handled < 6; poll++) {
+                handled += handler.pollOnce(consumer, Duration.ofMillis(200));
+            }
+            assertThat(handled).isEqualTo(6);
+        }
+
+        assertThat(drained(group, partitions)).isTrue();
+        assertThat(ledger).hasSize(5);
+        assertThat(ledger.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+        assertThat(blips).hasValue(2);
+        assertThat(mismatches).singleElement().satisfies(m -> {
+            assertThat(m.eventId()).isEqualTo("refund-2");
+            assertThat(m.source()).isEqualTo("refunds");
+        });
+    }
+
     /** Whether the group's committed offsets reached the end of every partition. */
     private static boolean drained(String group, List<TopicPartition> partitions) {
         try (KafkaConsumer<byte[], byte[]> c = consumer(group)) {
