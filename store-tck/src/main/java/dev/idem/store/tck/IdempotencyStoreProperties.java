@@ -71,6 +71,26 @@ public abstract class IdempotencyStoreProperties {
         }
     }
 
+    /**
+     * The stateful model test: scripts of claims, own-token retries, completes, releases,
+     * lease extensions, reads, purges and time passing, every action and every key checked
+     * against the reference model after each step (see {@code StoreStateMachine}). Seeded,
+     * so every build runs the same scripts.
+     *
+     * @param script the generated actions
+     * @throws Exception if the store fails
+     */
+    @Property(tries = 40, seed = "20261122")
+    void everyActionOfAScriptMatchesTheModel(@ForAll("machineScripts") List<StoreStateMachine.Action> script)
+            throws Exception {
+        StoreStateMachine.run(fixture(), "machine-" + UUID.randomUUID(), script, tokens::incrementAndGet);
+    }
+
+    @Provide
+    Arbitrary<List<StoreStateMachine.Action>> machineScripts() {
+        return StoreStateMachine.scripts();
+    }
+
     /** One step of a script. */
     public record Step(Kind kind, int worker, int key, int fingerprint) {
         /** Step kinds. */
