@@ -58,6 +58,11 @@ final class DynamoDbStoreFixture implements StoreFixture {
         clock.advance(d);
     }
 
+    @Override
+    public boolean clockIsSimulated() {
+        return true;
+    }
+
     /** What the store guarantees to fit: DynamoDB's 400 KB item limit rules out 1 MiB. */
     @Override
     public int largeOutcomeBytes() {

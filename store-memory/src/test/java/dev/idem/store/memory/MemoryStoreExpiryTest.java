@@ -26,6 +26,9 @@ class MemoryStoreExpiryTest {
         }
         // Live records span one TTL (1,000); the amortized sweep may lag by a few batches.
         assertThat(store.size()).isLessThan((int) ttl.toSeconds() * perSecond * 2 + MemoryIdempotencyStore.SWEEP_BATCH);
+        // Unexpired records are never swept: those written in the last nine seconds are all still held.
+        assertThat(store.size()).isGreaterThanOrEqualTo(9 * perSecond);
+        assertThat(store.find(IdempotencyKey.of("s", "op", "k-119-99"))).isPresent();
     }
 
     @Test
@@ -34,8 +37,11 @@ class MemoryStoreExpiryTest {
             IdempotencyKey k = IdempotencyKey.of("s", "op", "k" + i);
             store.claim(k, new byte[] {1}, i, Duration.ofSeconds(1), Duration.ofSeconds(5));
         }
+        assertThat(store.size()).isEqualTo(10);
         clock.advance(Duration.ofSeconds(6));
+        assertThat(store.size()).as("expired but not yet purged").isEqualTo(10);
         assertThat(store.purgeExpired(4)).isEqualTo(4);
+        assertThat(store.size()).isEqualTo(6);
         assertThat(store.purgeExpired(100)).isEqualTo(6);
         assertThat(store.size()).isZero();
     }

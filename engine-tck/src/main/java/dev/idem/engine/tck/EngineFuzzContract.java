@@ -1,0 +1,227 @@
+package dev.idem.engine.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.api.FinalFailureException;
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.LeaseLostException;
+import dev.idem.api.ReplayedFailureException;
+import dev.idem.api.RequestInProgressException;
+import dev.idem.engine.FailureClassifier;
+import dev.idem.engine.FailureDecision;
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.Result;
+import dev.idem.store.tck.StoreFixture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Engine-level fuzz over the store under test: three engines (two on one store instance,
+ * one on the other) on one backend, several callers sending duplicates of a few requests at
+ * once, and work that at random fails transiently, fails for good, or lets its lease lapse
+ * before it finishes. Executions are counted from outside the engine, by key and attempt
+ * (each claim is one attempt, so one lease).
+ *
+ * <p>What must hold, whatever the interleaving: the work runs at most once per lease; at most
+ * one execution per key ends in a stored result, and every caller that gets a result gets
+ * that one; a key ends with a value or with a final failure, never both; once either is
+ * stored, a later duplicate replays it without running anything. An adapter's test extends
+ * this class and implements {@link #createFixture()}. Seeded; modest sizes, so it runs in
+ * seconds.
+ */
+@Timeout(120)
+public abstract class EngineFuzzContract {
+    private static final int KEYS = 4;
+    private static final int CALLERS = 4;
+    private static final int ROUNDS = 8;
+    private static final Duration TTL = Duration.ofMinutes(10);
+
+    /** The fixture for the current test. */
+    protected StoreFixture fixture;
+    private final List<IdempotencyEngine> engines = new ArrayList<>();
+    private String scope;
+
+    /**
+     * Builds the fixture for one test; called before each test.
+     *
+     * @return a fresh fixture
+     * @throws Exception if the backend cannot be reached
+     */
+    protected abstract StoreFixture createFixture() throws Exception;
+
+    /** A final failure of the work: the classifier stores it. */
+    static final class Declined extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Declined() {
+            super("declined (simulated)", null, false, false);
+        }
+    }
+
+    /** A transient failure of the work: the engine releases the key. */
+    static final class Flaky extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Flaky() {
+            super("flaky (simulated)", null, false, false);
+        }
+    }
+
+    @BeforeEach
+    final void setUpFuzz() throws Exception {
+        fixture = createFixture();
+        scope = "fuzz-" + UUID.randomUUID();
+        FailureClassifier classifier = e -> e instanceof Declined
+                ? FailureDecision.finalFailure("declined", "card declined") : FailureDecision.transientFailure();
+        for (int i = 0; i < 3; i++) {
+            engines.add(IdempotencyEngine.builder().store(i == 2 ? fixture.otherStore() : fixture.store())
+                    .lease(fixture.lease()).ttl(TTL).failureClassifier(classifier).build());
+        }
+    }
+
+    @AfterEach
+    final void tearDownFuzz() throws Exception {
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    /** What the callers saw of one key. */
+    private static final class Seen {
+        final Map<Integer, AtomicInteger> executionsPerAttempt = new ConcurrentHashMap<>();
+        final List<String> values = Collections.synchronizedList(new ArrayList<>());
+        final List<String> freshValues = Collections.synchronizedList(new ArrayList<>());
+        final List<String> finalFailures = Collections.synchronizedList(new ArrayList<>());
+    }
+
+    @Test
+    void duplicatesFailuresAndLapsedLeasesNeverRunTheWorkTwicePerLease() throws Exception {
+        for (long seed = 1; seed <= 2; seed++) {
+            fuzz(seed);
+        }
+    }
+
+    private void fuzz(long seed) throws Exception {
+        boolean simulated = fixture.clockIsSimulated();
+        // On a real clock every lapse is a real wait: allow a couple per run.
+        AtomicInteger lapsesLeft = new AtomicInteger(simulated ? Integer.MAX_VALUE : 2);
+        List<IdempotencyKey> keys = new ArrayList<>();
+        Map<IdempotencyKey, Seen> seen = new HashMap<>();
+        for (int k = 0; k < KEYS; k++) {
+            IdempotencyKey key = IdempotencyKey.of(scope, "charge", "order-" + seed + "-" + k);
+            keys.add(key);
+            seen.put(key, new Seen());
+        }
+        CyclicBarrier round = new CyclicBarrier(CALLERS);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < CALLERS; c++) {
+            Random rnd = new Random(seed * 1_000 + c);
+            threads.add(new Thread(() -> {
+                try {
+                    for (int r = 0; r < ROUNDS; r++) {
+                        round.await(60, TimeUnit.SECONDS);
+                        IdempotencyKey key = keys.get(rnd.nextInt(KEYS));
+                        call(engines.get(rnd.nextInt(engines.size())), key, seen.get(key), seed, lapsesLeft);
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                    round.reset();
+                }
+            }, "tck-fuzz-" + c));
+        }
+        threads.forEach(Thread::start);
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(90));
+            assertThat(t.isAlive()).as("fuzz caller %s still running", t.getName()).isFalse();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a fuzz caller failed", failure.get());
+        }
+        // Quiescent now; a duplicate of a settled key must replay without running anything.
+        for (IdempotencyKey key : keys) {
+            Seen s = seen.get(key);
+            checkInvariants(key, s);
+            if (s.values.isEmpty() && s.finalFailures.isEmpty()) {
+                continue;
+            }
+            AtomicInteger ran = new AtomicInteger();
+            try {
+                Result<String> r = engines.get(0).execute(key, request(key), String.class, ctx -> {
+                    ran.incrementAndGet();
+                    return "late";
+                });
+                assertThat(s.finalFailures).as("%s has a stored final failure", key).isEmpty();
+                assertThat(r.replayed()).isTrue();
+                assertThat(r.value()).isEqualTo(s.values.get(0));
+            } catch (ReplayedFailureException e) {
+                assertThat(s.values).as("%s has a stored value", key).isEmpty();
+                assertThat(e.code()).isEqualTo("declined");
+            }
+            assertThat(ran.get()).as("work run for a settled key %s", key).isZero();
+        }
+    }
+
+    private static Map<String, Object> request(IdempotencyKey key) {
+        return Map.of("order", key.key(), "amount", 1000);
+    }
+
+    private void call(IdempotencyEngine engine, IdempotencyKey key, Seen s, long seed, AtomicInteger lapsesLeft)
+            throws InterruptedException {
+        try {
+            Result<String> r = engine.execute(key, request(key), String.class, ctx -> {
+                int attempt = ctx.attempt();
+                s.executionsPerAttempt.computeIfAbsent(attempt, a -> new AtomicInteger()).incrementAndGet();
+                int dice = new Random(seed * 7_919 + key.key().hashCode() * 31L + attempt).nextInt(100);
+                if (dice < 20) {
+                    throw new Flaky();
+                }
+                if (dice < 30) {
+                    throw new Declined();
+                }
+                if (dice < 55 && lapsesLeft.getAndDecrement() > 0) {
+                    // The worker stalls past its lease; a duplicate may take the key over meanwhile.
+                    fixture.advance(fixture.lease());
+                }
+                return "value-" + key.key() + "-" + attempt;
+            });
+            s.values.add(r.value());
+            if (!r.replayed()) {
+                s.freshValues.add(r.value());
+            }
+        } catch (ReplayedFailureException e) {
+            s.finalFailures.add(e.code());
+        } catch (FinalFailureException e) {
+            s.finalFailures.add(e.code());
+        } catch (Flaky | RequestInProgressException | LeaseLostException expected) {
+            // A transient failure released the key; a duplicate met a live lease; a stale worker was fenced out.
+        }
+    }
+
+    private static void checkInvariants(IdempotencyKey key, Seen s) {
+        s.executionsPerAttempt.forEach((attempt, n) ->
+                assertThat(n.get()).as("executions of %s in attempt (lease) %d", key, attempt).isEqualTo(1));
+        assertThat(s.freshValues).as("executions of %s whose result was stored", key).hasSizeLessThanOrEqualTo(1);
+        assertThat(s.values.stream().distinct()).as("results callers got for %s", key).hasSizeLessThanOrEqualTo(1);
+        if (!s.freshValues.isEmpty()) {
+            assertThat(s.values).as("results for %s", key).allMatch(v -> v.equals(s.freshValues.get(0)));
+        }
+        assertThat(s.values.isEmpty() || s.finalFailures.isEmpty())
+                .as("%s ended both with a value %s and a final failure %s", key, s.values, s.finalFailures).isTrue();
+    }
+}
