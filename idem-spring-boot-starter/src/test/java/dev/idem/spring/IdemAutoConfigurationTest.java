@@ -15,9 +15,19 @@ import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.io.IOException;
 import java.net.URI;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
@@ -72,6 +82,7 @@ class IdemAutoConfigurationTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation") // JedisPooled is the client most applications still define
     void aJedisClientGivesTheRedisStore() {
         runner.withBean(UnifiedJedis.class, () -> new JedisPooled("localhost", 1), b -> b.setDestroyMethodName("close"))
                 .withPropertyValues("idem.store.redis.prefix=app:")
@@ -91,6 +102,7 @@ class IdemAutoConfigurationTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation")
     void aNamedKindWinsOverTheOrderOfPreference() {
         runner.withBean(UnifiedJedis.class, () -> new JedisPooled("localhost", 1), b -> b.setDestroyMethodName("close"))
                 .withBean(DynamoDbClient.class, IdemAutoConfigurationTest::offlineDynamoDb)
@@ -134,6 +146,38 @@ class IdemAutoConfigurationTest {
             assertThat(registry.get(IdempotencyMetrics.EVENTS).tags("outcome", "replayed", "store", "memory")
                     .counter().count()).isEqualTo(1);
         });
+    }
+
+    @Test
+    @SuppressWarnings("try") // the scope is only opened and closed
+    void tracingAnnotatesTheCurrentSpanAndWrapsStoreCallsWhenOpenTelemetryExists() {
+        InMemorySpanExporter exporter = InMemorySpanExporter.create();
+        SdkTracerProvider provider = SdkTracerProvider.builder()
+                .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
+        OpenTelemetry otel = OpenTelemetrySdk.builder().setTracerProvider(provider).build();
+        runner.withBean(OpenTelemetry.class, () -> otel).run(ctx -> {
+            IdempotencyEngine engine = ctx.getBean(IdempotencyEngine.class);
+            Span request = otel.getTracer("test").spanBuilder("request").startSpan();
+            try (Scope ignored = request.makeCurrent()) {
+                engine.execute(IdempotencyKey.of("s", "op", "k"), "{}", c -> 1);
+            } finally {
+                request.end();
+            }
+            assertThat(exporter.getFinishedSpanItems()).extracting(SpanData::getName)
+                    .containsExactly("idem.store.claim", "idem.store.complete", "request");
+            SpanData top = exporter.getFinishedSpanItems().get(2);
+            assertThat(top.getAttributes().get(AttributeKey.stringKey("idem.outcome"))).isEqualTo("executed");
+        });
+        provider.close();
+    }
+
+    @Test
+    void theHealthIndicatorIsDownWhenTheStoreFails() {
+        runner.withBean(DataSource.class, () -> new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                        "jdbc:h2:mem:down;DB_CLOSE_DELAY=-1"))
+                .withPropertyValues("idem.store.jdbc.table=never_created")
+                .run(ctx -> assertThat(ctx.getBean("idemHealthIndicator", HealthIndicator.class).health()
+                        .getStatus()).isEqualTo(Status.DOWN));
     }
 
     @Test
