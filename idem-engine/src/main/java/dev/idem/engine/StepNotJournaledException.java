@@ -20,6 +20,7 @@ public class StepNotJournaledException extends FinalFailureException {
     /** The failure code stored when a step result cannot be written. */
     public static final String CODE = "step_not_journaled";
 
+    /** The step whose result could not be journaled. */
     private final String step;
 
     /**
