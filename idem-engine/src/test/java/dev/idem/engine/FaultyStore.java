@@ -62,6 +62,11 @@ class FaultyStore implements IdempotencyStore {
     }
 
     @Override
+    public boolean checkpoint(IdempotencyKey key, long token, byte[] journal) {
+        return delegate.checkpoint(key, token, journal);
+    }
+
+    @Override
     public Optional<Instant> extendLease(IdempotencyKey key, long token, Duration lease) {
         return delegate.extendLease(key, token, lease);
     }

@@ -45,6 +45,12 @@ final class SwitchableStore implements IdempotencyStore {
     }
 
     @Override
+    public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+        check();
+        return delegate.checkpoint(key, fencingToken, journal);
+    }
+
+    @Override
     public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
         check();
         return delegate.extendLease(key, fencingToken, lease);

@@ -195,6 +195,11 @@ class IdempotencyTracingTest {
             }
 
             @Override
+            public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
             public java.util.Optional<java.time.Instant> extendLease(IdempotencyKey key, long fencingToken,
                     Duration lease) {
                 throw new UnsupportedOperationException();

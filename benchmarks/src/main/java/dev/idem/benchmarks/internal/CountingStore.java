@@ -48,6 +48,12 @@ final class CountingStore implements IdempotencyStore, TripCounter {
     }
 
     @Override
+    public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+        calls.incrementAndGet();
+        return delegate.checkpoint(key, fencingToken, journal);
+    }
+
+    @Override
     public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
         calls.incrementAndGet();
         return delegate.extendLease(key, fencingToken, lease);

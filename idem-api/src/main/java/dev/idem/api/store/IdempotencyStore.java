@@ -83,10 +83,7 @@ public interface IdempotencyStore extends AutoCloseable {
      * @return false if the token is not current; nothing changed then
      * @throws IllegalArgumentException if the journal exceeds {@link StoreCapabilities#maxOutcomeBytes()}
      */
-    default boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-        // Transitional default while adapters move to SPI v2; becomes abstract before release.
-        throw new UnsupportedOperationException(getClass().getName() + " does not implement checkpoint yet");
-    }
+    boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal);
 
     /**
      * Moves the lease deadline to {@code now + lease} (and {@code expiresAt} to at least that),

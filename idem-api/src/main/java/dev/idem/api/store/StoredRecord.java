@@ -70,27 +70,6 @@ public final class StoredRecord {
     }
 
     /**
-     * Transitional constructor for stores not yet on SPI v2: no creation time (reported as
-     * the epoch) and no journal. Removed before release.
-     *
-     * @param key the record's key
-     * @param state the record's state
-     * @param fingerprint the request fingerprint the key was first claimed with
-     * @param fencingToken the token of the latest claim
-     * @param attempt how many times the key has started executing, at least 1
-     * @param leaseExpiresAt the lease deadline; null unless {@code state} is IN_PROGRESS
-     * @param expiresAt when the record stops existing
-     * @param outcome the stored outcome; null unless {@code state} is COMPLETED
-     * @deprecated use the constructor with {@code createdAt} and {@code journal}
-     */
-    @Deprecated(forRemoval = true)
-    public StoredRecord(IdempotencyKey key, RecordState state, byte[] fingerprint, long fencingToken,
-            int attempt, @Nullable Instant leaseExpiresAt, Instant expiresAt, byte @Nullable [] outcome) {
-        this(key, state, fingerprint, fencingToken, attempt, Instant.EPOCH, leaseExpiresAt, expiresAt, outcome,
-                null);
-    }
-
-    /**
      * The record's key.
      *
      * @return the record's key

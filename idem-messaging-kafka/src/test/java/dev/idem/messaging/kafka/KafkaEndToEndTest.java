@@ -129,8 +129,13 @@ class KafkaEndToEndTest {
                         }
                         if (fate == 1) {
                             // dies after the inbox completed and before the offset commit
-                            inbox.handle(KafkaHeaders.text(record.headers(), KafkaHeaders.SOURCE),
-                                    KafkaHeaders.text(record.headers(), KafkaHeaders.EVENT_ID), record.value());
+                            try {
+                                inbox.handle(KafkaHeaders.text(record.headers(), KafkaHeaders.SOURCE),
+                                        KafkaHeaders.text(record.headers(), KafkaHeaders.EVENT_ID), record.value());
+                            } catch (IllegalStateException e) {
+                                // The transient blip can land here too (delivery order varies between runs);
+                                // the consumer dies either way and the record is redelivered.
+                            }
                             crashes++;
                             break polls;
                         }

@@ -37,4 +37,9 @@ final class DbFixture implements StoreFixture {
     public void advance(Duration d) {
         clock.advance(d);
     }
+
+    @Override
+    public boolean clockIsSimulated() {
+        return true;
+    }
 }

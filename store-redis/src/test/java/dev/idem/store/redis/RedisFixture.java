@@ -38,4 +38,9 @@ final class RedisFixture implements StoreFixture {
     public void advance(Duration d) {
         clock.advance(d);
     }
+
+    @Override
+    public boolean clockIsSimulated() {
+        return true;
+    }
 }
