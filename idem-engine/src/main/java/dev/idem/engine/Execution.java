@@ -129,10 +129,11 @@ final class Execution<T> {
             switch (record.state()) {
                 case COMPLETED:
                     if (cache != null) {
-                        cache.put(key, fingerprint, record.outcome(), record.expiresAt().toEpochMilli(),
-                                record.attempt());
+                        cache.put(key, fingerprint, record.outcome(), cacheExpiry(record, claim), record.attempt());
                     }
-                    return replay(record.outcome(), record.attempt(), record.createdAt());
+                    // Both instants are on the store's clock, so the age is right whatever the engine's clock says.
+                    return replay(record.outcome(), record.attempt(),
+                            nonNegative(Duration.between(record.createdAt(), claim.storeTime())));
                 case IN_PROGRESS:
                     // Once per call, not per poll, so metrics count calls that met a conflict.
                     if (!conflictReported) {
@@ -169,23 +170,23 @@ final class Execution<T> {
         }
     }
 
-    private Result<T> replay(byte[] outcome, int attempt, Instant createdAt) {
+    private Result<T> replay(byte[] outcome, int attempt, Duration recordAge) {
         switch (engine.codec.kind(outcome)) {
             case FAILURE: {
                 String[] failure = engine.codec.decodeFailure(outcome);
-                emit(Type.REPLAY, attempt, createdAt);
+                emit(Type.REPLAY, attempt, recordAge);
                 throw new ReplayedFailureException(key, failure[0], failure[1]);
             }
             case NOT_STORED: {
                 String reason = engine.codec.decodeNotStored(outcome);
-                emit(Type.REPLAY, attempt, createdAt);
+                emit(Type.REPLAY, attempt, recordAge);
                 throw new OutcomeNotStoredException(key, reason, true, null);
             }
             default:
                 break;
         }
         T value = decode(outcome);
-        emit(Type.REPLAY, attempt, createdAt);
+        emit(Type.REPLAY, attempt, recordAge);
         return new Result<>(value, true, true, attempt);
     }
 
@@ -424,17 +425,29 @@ final class Execution<T> {
         emit(type, attempt, null);
     }
 
-    private void emit(Type type, int attempt, Instant createdAt) {
+    private void emit(Type type, int attempt, Duration recordAge) {
         if (engine.listener == IdempotencyListener.NONE) {
             return;
         }
         try {
-            Duration age = createdAt == null ? null : nonNegative(Duration.between(createdAt, engine.clock.instant()));
             engine.listener.onEvent(new IdempotencyEvent(type, key.scope(), key.operation(), attempt,
-                    Duration.ofNanos(engine.ticker.read() - started), key.key(), age));
+                    Duration.ofNanos(engine.ticker.read() - started), key.key(), recordAge));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "idempotency listener threw on " + type, e);
         }
+    }
+
+    /**
+     * The near cache judges expiry by the engine's clock. A store that judges time by its own
+     * server clock reports expiries on that clock, so only the time left is carried over;
+     * otherwise a skewed engine clock would keep replaying an outcome the store already expired.
+     */
+    private long cacheExpiry(StoredRecord record, ClaimResult claim) {
+        long expiresAt = record.expiresAt().toEpochMilli();
+        if (!engine.serverClock) {
+            return expiresAt;
+        }
+        return engine.clock.millis() + Math.max(0, expiresAt - claim.storeTime().toEpochMilli());
     }
 
     private static Duration nonNegative(Duration d) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.time.Sleeper;
 import dev.idem.api.time.Ticker;
 import dev.idem.engine.internal.Fingerprinter;
@@ -109,6 +110,8 @@ public final class IdempotencyEngine implements AutoCloseable {
     final NearCache nearCache;
     final int completeAttempts;
     final int maxOutcomeBytes;
+    /** The store judges leases and expiry by its own clock (see {@link StoreCapabilities#serverClock()}). */
+    final boolean serverClock;
 
     private IdempotencyEngine(Builder b) {
         this.clock = b.clock;
@@ -131,7 +134,9 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.clock) : null;
         this.completeAttempts = b.completeAttempts;
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
-        this.maxOutcomeBytes = store.capabilities().maxOutcomeBytes();
+        StoreCapabilities capabilities = store.capabilities();
+        this.maxOutcomeBytes = capabilities.maxOutcomeBytes();
+        this.serverClock = capabilities.serverClock();
     }
 
     /**
