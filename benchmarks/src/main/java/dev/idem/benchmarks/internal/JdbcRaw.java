@@ -4,9 +4,11 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.store.jdbc.JdbcDialect;
 import dev.idem.store.jdbc.internal.Sql;
 import java.nio.charset.StandardCharsets;
+import java.sql.Types;
 import java.util.Optional;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.SqlStatement;
+import org.jdbi.v3.core.statement.SqlStatements;
 import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
 
 /**
@@ -61,9 +63,11 @@ final class JdbcRaw implements RawBaseline {
                     if (locked.isPresent()) {
                         return locked.get();
                     }
-                    long now = tx.createQuery(sql.selectNow).mapTo(Long.class).one();
+                    long now = tx.createQuery(sql.selectNow).bindNull(Sql.CLOCK, Types.BIGINT)
+                            .mapTo(Long.class).one();
                     bindKey(tx.createUpdate(sql.insertRow), key).bind("fp", fingerprint).bind("token", token)
-                            .bind("leaseUntil", now + leaseMillis).bind("expiresAt", now + ttlMillis).execute();
+                            .bind("leaseUntil", now + leaseMillis).bind("expiresAt", now + ttlMillis).bind("now", now)
+                            .execute();
                     return null;
                 }));
         }
@@ -81,6 +85,10 @@ final class JdbcRaw implements RawBaseline {
     }
 
     private <S extends SqlStatement<S>> S bindKey(S statement, IdempotencyKey key) {
+        // The store's statements read an optional injected clock; null means the server's own,
+        // which is what a raw baseline measures. Not every statement names it, hence unused allowed.
+        statement.getConfig(SqlStatements.class).setUnusedBindingAllowed(true);
+        statement.bindNull(Sql.CLOCK, Types.BIGINT);
         if (dialect == JdbcDialect.MYSQL) {
             return statement.bind("scope", key.scope().getBytes(StandardCharsets.UTF_8))
                     .bind("operation", key.operation().getBytes(StandardCharsets.UTF_8))
