@@ -201,7 +201,8 @@ public final class Servers {
         cfg.setTmpDir(dir.resolve("tmp").toString());
         // mysqld refuses to run as root without this, and benchmark boxes often are root.
         cfg.addArg("--user=root");
-        DB db = DB.newEmbeddedDB(cfg.build());
+        cfg.setSocket(dir.resolve("mysql.sock").toString());
+        DB db = PatientMariaDb.create(cfg.build());
         db.start();
         db.createDB("idem");
         return new Running<>("jdbc:mariadb://" + HOST + ":" + port + "/idem?connectTimeout=5000&socketTimeout=30000",

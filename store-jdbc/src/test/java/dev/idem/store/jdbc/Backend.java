@@ -132,7 +132,7 @@ enum Backend {
                 cfg.setSocket(dir.resolve("mysql.sock").toString());
                 // The tests may run as root, which mysqld refuses without this.
                 cfg.addArg("--user=root");
-                DB_SERVER = DB.newEmbeddedDB(cfg.build());
+                DB_SERVER = PatientMariaDb.create(cfg.build());
                 DB_SERVER.start();
                 DB_SERVER.createDB("idem");
                 String url = cfg.getURL("idem") + "?connectTimeout=2000&socketTimeout=20000";
