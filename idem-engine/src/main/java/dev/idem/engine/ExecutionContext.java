@@ -23,7 +23,9 @@ import java.time.Instant;
  * so steps may depend on the request and on earlier steps' results, not on time or chance.
  * A step that was interrupted mid-way (its worker died before the journal write) runs again:
  * pass {@link #downstreamKey(String)} to the external system it calls so that it
- * deduplicates the repeat. A result that cannot be journaled fails the key finally
+ * deduplicates the repeat, or, for database writes on a store that joins the caller's
+ * transaction, use {@link #atomicStep(String, Class, AtomicStepAction)} so the writes and the
+ * journal entry commit together. A result that cannot be journaled fails the key finally
  * ({@link StepNotJournaledException}).
  */
 public interface ExecutionContext {
@@ -109,6 +111,42 @@ public interface ExecutionContext {
      * @throws Exception as {@link #step(String, Class, StepAction)}
      */
     <R> R step(String name, TypeReference<R> type, StepAction<? extends R> action) throws Exception;
+
+    /**
+     * Runs a step whose business writes and journal entry commit in one transaction: like
+     * {@link #step(String, Class, StepAction)}, but {@code action} saves its own journal entry
+     * (see {@link AtomicStepAction}) with the store's transactional checkpoint, so a worker
+     * that dies mid-step leaves both or neither. After it returns, the engine reads the record
+     * once to confirm the entry is there.
+     *
+     * @param <R> the result type
+     * @param name the step's name, unique within the work (at most 200 bytes in UTF-8)
+     * @param type what a journaled result is decoded as
+     * @param action the step's body, which commits its writes and its journal entry together
+     * @return the step's result, or the journaled one
+     * @throws StepMismatchException as for {@link #step(String, Class, StepAction)}
+     * @throws dev.idem.api.LeaseLostException if the action's fenced checkpoint was refused
+     *     (another worker took the key over); no later step of this execution runs
+     * @throws StepNotJournaledException if the action returned without its journal entry on
+     *     record, returned another result than it journaled, or its result cannot be journaled;
+     *     the key is failed finally
+     * @throws Exception whatever {@code action} throws; if it had asked for its journal
+     *     ({@link AtomicStepAction.Checkpoint#journalWith}) no later step of this execution runs,
+     *     since its transaction may have committed
+     */
+    <R> R atomicStep(String name, Class<R> type, AtomicStepAction<? extends R> action) throws Exception;
+
+    /**
+     * Like {@link #atomicStep(String, Class, AtomicStepAction)} for a generic result type.
+     *
+     * @param <R> the result type
+     * @param name the step's name, unique within the work
+     * @param type what a journaled result is decoded as
+     * @param action the step's body, which commits its writes and its journal entry together
+     * @return the step's result, or the journaled one
+     * @throws Exception as {@link #atomicStep(String, Class, AtomicStepAction)}
+     */
+    <R> R atomicStep(String name, TypeReference<R> type, AtomicStepAction<? extends R> action) throws Exception;
 
     /**
      * Runs a step with no result once per key: skipped on an attempt that finds it finished

@@ -13,6 +13,7 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.Objects;
@@ -80,12 +81,60 @@ abstract class StepContext implements ExecutionContext {
     }
 
     @Override
+    public final <R> R atomicStep(String name, Class<R> type, AtomicStepAction<? extends R> action)
+            throws Exception {
+        Objects.requireNonNull(type, "type");
+        return runAtomic(name, engine.codec.mapper().constructType(type), Objects.requireNonNull(action, "action"));
+    }
+
+    @Override
+    public final <R> R atomicStep(String name, TypeReference<R> type, AtomicStepAction<? extends R> action)
+            throws Exception {
+        Objects.requireNonNull(type, "type");
+        return runAtomic(name, engine.codec.mapper().constructType(type), Objects.requireNonNull(action, "action"));
+    }
+
+    @Override
     public final String downstreamKey(String stepName) {
         return stepDownstreamKey(stepKey, StepJournal.checkName(stepName));
     }
 
-    @SuppressWarnings("unchecked")
     private <R> R run(String name, JavaType type, StepAction<? extends R> action) throws Exception {
+        return start(name, type, ran -> {
+            R value = action.run();
+            ran[0] = true;
+            record(name, value);
+            return value;
+        });
+    }
+
+    private <R> R runAtomic(String name, JavaType type, AtomicStepAction<? extends R> action) throws Exception {
+        return start(name, type, ran -> {
+            Pending pending = new Pending(name);
+            R value;
+            try {
+                value = action.run(pending);
+            } catch (LeaseLostException e) {
+                if (e.key().equals(stepKey) && e.fencingToken() == token) {
+                    throw stop(e);
+                }
+                throw stopIfAsked(pending, e);
+            } catch (Exception | Error e) {
+                throw stopIfAsked(pending, e);
+            }
+            ran[0] = true;
+            confirm(name, pending, value);
+            return value;
+        });
+    }
+
+    /** A step body; sets {@code ran[0]} once the step's effect has happened. */
+    private interface Body<R> {
+        R run(boolean[] ran) throws Exception;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <R> R start(String name, JavaType type, Body<R> body) throws Exception {
         StepJournal.checkName(name);
         StepJournal.Entry journaled;
         synchronized (this) {
@@ -115,15 +164,12 @@ abstract class StepContext implements ExecutionContext {
         if (journaled != null) {
             return type == null ? null : (R) decode(name, journaled.result(), type);
         }
-        boolean ran = false;
+        boolean[] ran = {false};
         try {
             renewLapsedLease();
-            R value = action.run();
-            ran = true;
-            record(name, value);
-            return value;
+            return body.run(ran);
         } catch (StoreUnavailableException e) {
-            if (ran) {
+            if (ran[0]) {
                 // The effect happened but may not be on record: no later step may build on it now.
                 stop(e);
             }
@@ -131,7 +177,7 @@ abstract class StepContext implements ExecutionContext {
         } finally {
             synchronized (this) {
                 running = false;
-                if (!ran) {
+                if (!ran[0]) {
                     // The step failed and nothing was journaled: the work may catch that and try it again.
                     names.remove(name);
                     position--;
@@ -162,25 +208,7 @@ abstract class StepContext implements ExecutionContext {
     }
 
     private void record(String name, Object value) {
-        byte[] result;
-        try {
-            result = engine.codec.encodeSuccess(value);
-        } catch (IdempotencyException e) {
-            StepNotJournaledException failure = new StepNotJournaledException(stepKey, name, "step '" + name
-                    + "' of idempotency key " + stepKey.key() + " on " + stepKey.operation() + " ran, but its result"
-                    + " cannot be journaled (" + e.getMessage() + "); its effect and those of earlier steps stand,"
-                    + " and the key is failed finally so that no retry repeats them", e);
-            LOG.log(Level.WARNING, failure.getMessage());
-            throw stop(failure);
-        }
-        StepJournal next;
-        synchronized (this) {
-            long size = journal.sizeWith(name, result);
-            if (size > engine.maxOutcomeBytes) {
-                throw tooLarge(name, size);
-            }
-            next = journal.append(name, result);
-        }
+        StepJournal next = next(name, encode(name, value));
         boolean saved;
         try {
             saved = checkpointWithRetries(next.bytes());
@@ -193,6 +221,104 @@ abstract class StepContext implements ExecutionContext {
         }
         synchronized (this) {
             journal = next;
+        }
+    }
+
+    private byte[] encode(String name, Object value) {
+        try {
+            return engine.codec.encodeSuccess(value);
+        } catch (IdempotencyException e) {
+            throw notJournaled(name, "its result cannot be journaled (" + e.getMessage() + ")", e);
+        }
+    }
+
+    private StepJournal next(String name, byte[] result) {
+        synchronized (this) {
+            long size = journal.sizeWith(name, result);
+            if (size > engine.maxOutcomeBytes) {
+                throw tooLarge(name, size);
+            }
+            return journal.append(name, result);
+        }
+    }
+
+    private RuntimeException notJournaled(String name, String why, Throwable cause) {
+        StepNotJournaledException failure = new StepNotJournaledException(stepKey, name, "step '" + name
+                + "' of idempotency key " + stepKey.key() + " on " + stepKey.operation() + " ran, but " + why
+                + "; its effect and those of earlier steps stand, and the key is failed finally so that no retry"
+                + " repeats them", cause);
+        LOG.log(Level.WARNING, failure.getMessage());
+        return stop(failure);
+    }
+
+    /**
+     * An atomic step's action failed. Once it asked for its journal its transaction may have
+     * committed (a failure after the commit, or a commit whose answer was lost), so this
+     * execution's view of the journal can no longer be trusted: no later step may run. A
+     * retry claims the key again and reads what the store holds.
+     */
+    private Exception stopIfAsked(Pending pending, Throwable failure) {
+        if (pending.next != null) {
+            stop(failure instanceof RuntimeException ? (RuntimeException) failure
+                    : new IllegalStateException("atomic step '" + pending.name + "' failed after asking for its"
+                            + " journal; no later step of this execution runs", failure));
+        }
+        if (failure instanceof Error) {
+            throw (Error) failure;
+        }
+        return (Exception) failure;
+    }
+
+    /** Confirms that an atomic step's action committed the journal it was given. */
+    private void confirm(String name, Pending pending, Object value) {
+        if (pending.next == null) {
+            throw notJournaled(name, "its atomic action returned without asking for its journal entry"
+                    + " (Checkpoint.journalWith), so the entry cannot be on record", null);
+        }
+        if (!Arrays.equals(encode(name, value), pending.result)) {
+            throw notJournaled(name, "its atomic action returned another result than the one it journaled", null);
+        }
+        StoredRecord now;
+        try {
+            now = engine.store.find(stepKey).orElse(null);
+        } catch (StoreUnavailableException e) {
+            throw stop(e);
+        }
+        if (now == null || now.fencingToken() != token) {
+            throw stop(new LeaseLostException(stepKey, token));
+        }
+        if (!Arrays.equals(now.journal(), pending.next.bytes())) {
+            throw notJournaled(name, "its atomic action returned without committing its journal entry (save"
+                    + " Checkpoint.journalWith(result) with the store's checkpointInTransaction or checkpointWithin)",
+                    null);
+        }
+        synchronized (this) {
+            journal = pending.next;
+        }
+    }
+
+    /** The checkpoint handed to an atomic step: remembers the last journal it built. */
+    private final class Pending implements AtomicStepAction.Checkpoint {
+        private final String name;
+        private volatile byte[] result;
+        private volatile StepJournal next;
+
+        Pending(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public long fencingToken() {
+            return token;
+        }
+
+        @Override
+        public byte[] journalWith(Object value) {
+            byte[] encoded = encode(name, value);
+            StepJournal built = next(name, encoded);
+            result = encoded;
+            next = built;
+            return built.bytes();
         }
     }
 
