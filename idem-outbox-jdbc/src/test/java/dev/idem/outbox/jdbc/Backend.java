@@ -32,7 +32,9 @@ enum Backend {
     DataSource dataSource() {
         switch (this) {
             case POSTGRES: return PgHolder.POOL;
-            case MARIADB: return MariaHolder.POOL;
+            case MARIADB:
+                PatientMariaDb.assumeServerBinary();
+                return MariaHolder.POOL;
             default: return H2Holder.DS;
         }
     }

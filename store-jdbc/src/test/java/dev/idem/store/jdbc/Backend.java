@@ -30,7 +30,9 @@ enum Backend {
     DataSource dataSource() {
         switch (this) {
             case POSTGRES: return PgHolder.A;
-            case MARIADB: return MariaHolder.A;
+            case MARIADB:
+                PatientMariaDb.assumeServerBinary();
+                return MariaHolder.A;
             default: return H2Holder.A;
         }
     }
@@ -39,7 +41,9 @@ enum Backend {
     DataSource otherDataSource() {
         switch (this) {
             case POSTGRES: return PgHolder.B;
-            case MARIADB: return MariaHolder.B;
+            case MARIADB:
+                PatientMariaDb.assumeServerBinary();
+                return MariaHolder.B;
             default: return H2Holder.B;
         }
     }
