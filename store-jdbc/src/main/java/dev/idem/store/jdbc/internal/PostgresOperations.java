@@ -17,8 +17,8 @@ final class PostgresOperations extends DialectOperations {
     }
 
     // One INSERT ... ON CONFLICT DO UPDATE ... WHERE <claimable> RETURNING; the previous row
-    // comes from the statement's snapshot. Returns null when the snapshot and the row the
-    // upsert saw disagree (a concurrent writer committed in between), so the caller retries.
+    // is read with FOR UPDATE first, so it is the row the upsert judges. Returns null when no
+    // row existed to lock but a concurrent insert committed before the upsert, so the caller retries.
     @Override
     public ClaimResult claim(IdempotencyKey key, byte[] fp, long token, long leaseMs, long lifeMs) {
         return jdbi.withHandle(h -> prepared(h.createQuery(sql.claim), key)

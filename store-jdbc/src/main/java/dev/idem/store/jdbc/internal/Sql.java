@@ -78,15 +78,19 @@ public final class Sql {
         boolean pg = dialect == JdbcDialect.POSTGRESQL;
         boolean mysql = dialect == JdbcDialect.MYSQL;
         // The clock is read once per statement: clock_timestamp() changes during a statement.
+        // PostgreSQL: prev locks the row before the upsert runs (the INSERT reads prev), so a
+        // writer that commits after the statement began is waited for and prev is its row, the
+        // very row the upsert then judges; from the snapshot, prev could report a lapsed lease
+        // that was in fact released or completed a moment before.
         // EXCLUDED.created_at is that clock. The journal survives a release or takeover only
         // for the same request; an expired row starts a new life (attempt 1, created now).
         claim = pg
                 ? "WITH clock AS (SELECT " + now + " AS ms),"
-                        + " prev AS (SELECT " + COLUMNS + " FROM " + table + " WHERE " + PK + "),"
+                        + " prev AS (SELECT " + COLUMNS + " FROM " + table + " WHERE " + PK + " FOR UPDATE),"
                         + " claimed AS ("
                         + "INSERT INTO " + table + " AS r (scope, operation, idem_key, " + COLUMNS + ")"
                         + " SELECT :scope, :operation, :key, 'I', :fp, :token, 1, clock.ms + :leaseMs,"
-                        + " clock.ms + :lifeMs, NULL, clock.ms, NULL FROM clock"
+                        + " clock.ms + :lifeMs, NULL, clock.ms, NULL FROM clock LEFT JOIN prev ON TRUE"
                         + " ON CONFLICT (scope, operation, idem_key) DO UPDATE SET"
                         + " state = 'I', fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token,"
                         + " attempt = CASE WHEN r.expires_at <= EXCLUDED.created_at THEN 1 ELSE r.attempt + 1 END,"
