@@ -207,6 +207,7 @@ class IdempotencyEngineTest {
 
     @Test
     void aWorkerThatOutlivesItsLeaseCannotStoreItsResultAndTheTakerOverWins() {
+        @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array, written once from the lambda
         Result<Charge>[] second = new Result[1];
         assertThatThrownBy(() -> engine.execute(key("slow"), "{}", Charge.class, ctx -> {
             clock.advance(Duration.ofSeconds(31));
@@ -437,6 +438,7 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation") // EVERYTHING is the widest typing a user could still switch on
     void storedOutcomesCarryNoTypeInformationEvenWithADefaultTypingMapper() {
         ObjectMapper typing = new ObjectMapper();
         typing.activateDefaultTyping(BasicPolymorphicTypeValidator.builder().allowIfBaseType(Object.class).build(),

@@ -58,6 +58,7 @@ public final class TracingIdempotencyStore implements IdempotencyStore {
         return delegate;
     }
 
+    @SuppressWarnings("try") // the scope is held for its side effect: the span is current during the call
     private <T> T traced(String operation, IdempotencyKey key, Supplier<T> call) {
         Span span = tracer.spanBuilder("idem.store." + operation).setSpanKind(SpanKind.CLIENT)
                 .setAttribute(STORE_KIND_KEY, kind).startSpan();

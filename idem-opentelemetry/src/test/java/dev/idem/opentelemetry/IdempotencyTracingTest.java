@@ -54,6 +54,7 @@ class IdempotencyTracingTest {
     }
 
     /** Runs {@code call} inside a server span named {@code name}, like an instrumented HTTP server would. */
+    @SuppressWarnings("try") // the scope makes the span current during the call
     private <T> T inRequest(String name, Supplier<T> call) {
         Span span = tracer.spanBuilder(name).setSpanKind(SpanKind.SERVER).startSpan();
         try (Scope ignored = span.makeCurrent()) {
