@@ -139,6 +139,27 @@ def memory_section(ix):
     return lines
 
 
+def steps_section(ix):
+    """Recovery points: a first execution with no step, one step and three steps, per store."""
+    rows = []
+    for store in STORES:
+        p = (("backend", store),)
+        plain = ix.get(("StepBenchmark.plainExecution", p))
+        one = ix.get(("StepBenchmark.oneStep", p))
+        three = ix.get(("StepBenchmark.threeSteps", p))
+        if not (plain and one and three):
+            continue
+        per_step = (score(three) - score(plain)) / 3
+        rows.append(f"| {store.lower()} | {fmt(score(plain))} ± {fmt(err(plain))} | {fmt(score(one))} ± {fmt(err(one))} "
+                    f"| {fmt(score(three))} ± {fmt(err(three))} | {fmt(score(one) - score(plain))} | {fmt(per_step)} |")
+    if not rows:
+        return []
+    return ["### Steps: first execution with no step, one step, three steps (µs per call)", "",
+            "| store | no step | one step | three steps | one step - no step | per step, from three |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |"] + rows + [
+            "", "Each step journals its result with one fenced `checkpoint` (one round trip on a remote store)."]
+
+
 def contention_section(results_dir):
     runs = []
     for path in sorted(glob.glob(os.path.join(results_dir, "jmh-contention-t*.json"))):
@@ -258,6 +279,9 @@ def main(argv):
     parts += store_lines + ["", "![engine/raw ratios](results/engine-raw-ratios.svg)", ""]
     parts += fingerprint_section(ix) + [""]
     parts += memory_section(ix) + [""]
+    steps_json = os.path.join(results, "jmh-steps.json")
+    if os.path.exists(steps_json):
+        parts += steps_section(index(load(steps_json))) + [""]
     parts += contention_section(results) + [""]
     trips = os.path.join(results, "round-trips.md")
     if os.path.exists(trips):

@@ -57,6 +57,40 @@ class BenchmarkSmokeTest {
     }
 
     @ParameterizedTest
+    @EnumSource(value = Backend.class, names = {"MEMORY", "H2", "REDIS", "DYNAMODB"})
+    void everyStepCostsOneJournalWrite(Backend backend) {
+        StepBenchmark b = new StepBenchmark();
+        b.backend = backend;
+        b.countTrips = true;
+        b.setUp();
+        try {
+            // The first call of each kind loads the Redis scripts (NOSCRIPT, then a load): not counted.
+            b.threeSteps();
+            long before = b.trips();
+            assertFirstExecution(b.plainExecution());
+            long plain = b.trips() - before;
+            before = b.trips();
+            assertFirstExecution(b.oneStep());
+            long oneStep = b.trips() - before;
+            before = b.trips();
+            assertFirstExecution(b.threeSteps());
+            long threeSteps = b.trips() - before;
+
+            assertThat(plain).isPositive();
+            assertThat(oneStep - plain).as("round trips a step adds").isEqualTo(1);
+            assertThat(threeSteps - plain).as("round trips three steps add").isEqualTo(3);
+        } finally {
+            b.tearDown();
+        }
+    }
+
+    private static void assertFirstExecution(Result<Receipt> r) {
+        assertThat(r.replayed()).isFalse();
+        assertThat(r.stored()).isTrue();
+        assertThat(r.value()).isEqualTo(Receipt.OK);
+    }
+
+    @ParameterizedTest
     @ValueSource(ints = {100, 1024, 10240, 102400})
     void fingerprintBenchmarksHashTheDocumentOfTheStatedSize(int size) throws Exception {
         FingerprintBenchmark b = new FingerprintBenchmark();
