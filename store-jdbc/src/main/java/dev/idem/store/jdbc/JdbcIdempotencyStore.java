@@ -1,14 +1,15 @@
 package dev.idem.store.jdbc;
 
 import dev.idem.api.IdempotencyKey;
-import dev.idem.api.InvalidIdempotencyKeyException;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
+import dev.idem.store.jdbc.internal.Arguments;
 import dev.idem.store.jdbc.internal.DialectOperations;
+import dev.idem.store.jdbc.internal.DialectResolver;
 import dev.idem.store.jdbc.internal.Failures;
 import dev.idem.store.jdbc.internal.Schema;
 import dev.idem.store.jdbc.internal.SchemaInstaller;
@@ -16,7 +17,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -54,17 +54,14 @@ import org.jdbi.v3.core.JdbiException;
 public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Largest fingerprint accepted, in bytes (the column width). */
     public static final int MAX_FINGERPRINT_BYTES = 1024;
-    private static final int CLAIM_TRIES = 8;
-    private static final Duration MAX_DURATION = Duration.ofDays(3650);
 
     private final Jdbi jdbi;
     private final String schema;
     private final String table;
     private final String qualifiedTable;
     private final int maxOutcomeBytes;
-    private final int queryTimeoutSeconds;
     private final Clock clock;
-    private volatile DialectOperations ops;
+    private final DialectResolver dialects;
 
     private JdbcIdempotencyStore(Builder b) {
         this.jdbi = b.jdbi;
@@ -72,11 +69,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.table = b.table;
         this.qualifiedTable = b.schema == null ? b.table : b.schema + "." + b.table;
         this.maxOutcomeBytes = b.maxOutcomeBytes;
-        this.queryTimeoutSeconds = b.queryTimeoutSeconds;
         this.clock = b.clock;
-        if (b.dialect != null) {
-            this.ops = DialectOperations.of(jdbi, b.dialect, qualifiedTable, queryTimeoutSeconds, clock);
-        }
+        this.dialects = new DialectResolver(jdbi, b.dialect, qualifiedTable, b.queryTimeoutSeconds, b.clock);
     }
 
     /**
@@ -105,7 +99,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * @return the dialect
      */
     public JdbcDialect dialect() {
-        return ops().dialect();
+        return dialects.get().dialect();
     }
 
     /**
@@ -140,47 +134,25 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
-        checkKey(key);
+        Arguments.checkKey(key);
         Objects.requireNonNull(fingerprint, "fingerprint");
         if (fingerprint.length > MAX_FINGERPRINT_BYTES) {
             throw new IllegalArgumentException("fingerprint is " + fingerprint.length + " bytes; at most "
                     + MAX_FINGERPRINT_BYTES + " allowed");
         }
-        long leaseMs = millis("lease", lease);
-        long lifeMs = Math.max(millis("ttl", ttl), leaseMs);
-        DialectOperations o = ops();
-        for (int attempt = 1; attempt <= CLAIM_TRIES; attempt++) {
-            try {
-                ClaimResult result = o.claim(key, fingerprint, fencingToken, leaseMs, lifeMs);
-                if (result != null) {
-                    return result;
-                }
-            } catch (JdbiException e) {
-                // A concurrent insert of the same key, or a deadlock victim: nothing was written,
-                // and the next try sees the winner's row.
-                boolean race = Failures.isDuplicateKey(e) || Failures.isTransientConflict(e);
-                if (!race || attempt >= CLAIM_TRIES) {
-                    throw Failures.unavailable("claim", e);
-                }
-            } catch (SQLException e) {
-                throw Failures.unavailable("claim", e);
-            }
-        }
-        throw new StoreUnavailableException("idempotency store claim of " + key
-                + " kept racing with concurrent writers; try again", null, true);
+        long leaseMs = Arguments.millis("lease", lease);
+        long lifeMs = Math.max(Arguments.millis("ttl", ttl), leaseMs);
+        return dialects.claim(key, fingerprint, fencingToken, leaseMs, lifeMs);
     }
 
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
-        checkKey(key);
+        Arguments.checkKey(key);
         checkSize("outcome", outcome);
-        long ttlMs = millis("ttl", ttl);
-        DialectOperations o = ops();
-        try {
-            return jdbi.withHandle(h -> o.complete(h, key, fencingToken, outcome, ttlMs));
-        } catch (JdbiException e) {
-            throw Failures.unavailable("complete", e);
-        }
+        long ttlMs = Arguments.millis("ttl", ttl);
+        DialectOperations o = dialects.get();
+        return Failures.translated("complete",
+                () -> jdbi.withHandle(h -> o.complete(h, key, fencingToken, outcome, ttlMs)));
     }
 
     /**
@@ -199,14 +171,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public boolean completeWithin(Handle handle, IdempotencyKey key, long fencingToken, byte[] outcome,
             Duration ttl) {
         Objects.requireNonNull(handle, "handle");
-        checkKey(key);
+        Arguments.checkKey(key);
         checkSize("outcome", outcome);
-        long ttlMs = millis("ttl", ttl);
-        try {
-            return ops().complete(handle, key, fencingToken, outcome, ttlMs);
-        } catch (JdbiException e) {
-            throw Failures.unavailable("complete", e);
-        }
+        long ttlMs = Arguments.millis("ttl", ttl);
+        return Failures.translated("complete",
+                () -> dialects.get().complete(handle, key, fencingToken, outcome, ttlMs));
     }
 
     /**
@@ -239,9 +208,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public <T, X extends Exception> T inTransaction(IdempotencyKey key, long fencingToken, Duration ttl,
             Function<? super T, byte[]> encoder, HandleCallback<T, X> work) throws X {
-        checkKey(key);
-        long ttlMs = millis("ttl", ttl);
-        DialectOperations o = ops();
+        Arguments.checkKey(key);
+        long ttlMs = Arguments.millis("ttl", ttl);
+        DialectOperations o = dialects.get();
         return TransactionalMode.run(jdbi, "complete", key, fencingToken, encoder, work, (tx, outcome) -> {
             checkSize("outcome", outcome);
             return o.complete(tx, key, fencingToken, outcome, ttlMs);
@@ -250,14 +219,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-        checkKey(key);
+        Arguments.checkKey(key);
         checkSize("journal", journal);
-        DialectOperations o = ops();
-        try {
-            return jdbi.withHandle(h -> o.checkpoint(h, key, fencingToken, journal));
-        } catch (JdbiException e) {
-            throw Failures.unavailable("checkpoint", e);
-        }
+        DialectOperations o = dialects.get();
+        return Failures.translated("checkpoint",
+                () -> jdbi.withHandle(h -> o.checkpoint(h, key, fencingToken, journal)));
     }
 
     /**
@@ -276,13 +242,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public boolean checkpointWithin(Handle handle, IdempotencyKey key, long fencingToken, byte[] journal) {
         Objects.requireNonNull(handle, "handle");
-        checkKey(key);
+        Arguments.checkKey(key);
         checkSize("journal", journal);
-        try {
-            return ops().checkpoint(handle, key, fencingToken, journal);
-        } catch (JdbiException e) {
-            throw Failures.unavailable("checkpoint", e);
-        }
+        return Failures.translated("checkpoint", () -> dialects.get().checkpoint(handle, key, fencingToken, journal));
     }
 
     /**
@@ -305,8 +267,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public <T, X extends Exception> T checkpointInTransaction(IdempotencyKey key, long fencingToken,
             Function<? super T, byte[]> journal, HandleCallback<T, X> work) throws X {
-        checkKey(key);
-        DialectOperations o = ops();
+        Arguments.checkKey(key);
+        DialectOperations o = dialects.get();
         return TransactionalMode.run(jdbi, "checkpoint", key, fencingToken, journal, work, (tx, bytes) -> {
             checkSize("journal", bytes);
             return o.checkpoint(tx, key, fencingToken, bytes);
@@ -315,33 +277,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(IdempotencyKey key, long fencingToken) {
-        checkKey(key);
-        try {
-            return ops().release(key, fencingToken);
-        } catch (JdbiException e) {
-            throw Failures.unavailable("release", e);
-        }
+        Arguments.checkKey(key);
+        return Failures.translated("release", () -> dialects.get().release(key, fencingToken));
     }
 
     @Override
     public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
-        checkKey(key);
-        long leaseMs = millis("lease", lease);
-        try {
-            return ops().extendLease(key, fencingToken, leaseMs);
-        } catch (JdbiException e) {
-            throw Failures.unavailable("extendLease", e);
-        }
+        Arguments.checkKey(key);
+        long leaseMs = Arguments.millis("lease", lease);
+        return Failures.translated("extendLease", () -> dialects.get().extendLease(key, fencingToken, leaseMs));
     }
 
     @Override
     public Optional<StoredRecord> find(IdempotencyKey key) {
-        checkKey(key);
-        try {
-            return ops().find(key);
-        } catch (JdbiException e) {
-            throw Failures.unavailable("find", e);
-        }
+        Arguments.checkKey(key);
+        return Failures.translated("find", () -> dialects.get().find(key));
     }
 
     /**
@@ -355,11 +305,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be positive but was " + limit);
         }
-        try {
-            return ops().purge(limit);
-        } catch (JdbiException e) {
-            throw Failures.unavailable("purgeExpired", e);
-        }
+        return Failures.translated("purgeExpired", () -> dialects.get().purge(limit));
     }
 
     /** Server clock unless a test clock is set; no native expiry; the configured outcome limit. */
@@ -375,67 +321,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public String toString() {
-        DialectOperations o = ops;
-        return "JdbcIdempotencyStore[" + qualifiedTable + ", " + (o == null ? "dialect not yet detected" : o.dialect())
+        JdbcDialect d = dialects.known();
+        return "JdbcIdempotencyStore[" + qualifiedTable + ", " + (d == null ? "dialect not yet detected" : d)
                 + (clock == null ? "" : ", test clock") + "]";
     }
 
-    private DialectOperations ops() {
-        DialectOperations o = ops;
-        if (o != null) {
-            return o;
-        }
-        String product;
-        try {
-            product = jdbi.withHandle(h -> h.getConnection().getMetaData().getDatabaseProductName());
-        } catch (JdbiException | SQLException e) {
-            throw Failures.unavailable("dialect detection", e);
-        }
-        JdbcDialect d = JdbcDialect.fromProductName(product).orElseThrow(() -> new IllegalStateException(
-                "database '" + product + "' is not supported; set JdbcIdempotencyStore.Builder.dialect(...) "
-                        + "if it speaks one of " + Arrays.toString(JdbcDialect.values())));
-        o = DialectOperations.of(jdbi, d, qualifiedTable, queryTimeoutSeconds, clock);
-        ops = o;
-        return o;
-    }
-
     private void checkSize(String what, byte[] bytes) {
-        Objects.requireNonNull(bytes, what);
-        if (bytes.length > maxOutcomeBytes) {
-            throw new IllegalArgumentException(
-                    what + " is " + bytes.length + " bytes; this store holds at most " + maxOutcomeBytes);
-        }
-    }
-
-    // Unpaired surrogates cannot be encoded: the drivers would store '?' and two different
-    // keys could collide, so they are refused before anything is written.
-    private static void checkKey(IdempotencyKey key) {
-        Objects.requireNonNull(key, "key");
-        checkEncodable("scope", key.scope());
-        checkEncodable("operation", key.operation());
-    }
-
-    private static void checkEncodable(String part, String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw new InvalidIdempotencyKeyException(part + " has an unpaired surrogate at index " + i
-                        + "; it cannot be stored in a database");
-            }
-        }
-    }
-
-    private static long millis(String name, Duration d) {
-        Objects.requireNonNull(d, name);
-        if (d.isNegative() || d.toMillis() < 1) {
-            throw new IllegalArgumentException(name + " must be at least 1 ms but was " + d);
-        }
-        if (d.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException(name + " must be at most " + MAX_DURATION + " but was " + d);
-        }
-        return d.toMillis();
+        Arguments.checkSize(what, bytes, maxOutcomeBytes);
     }
 
     /** Validating builder; every setter rejects a bad value at once with a message naming it. */
