@@ -21,6 +21,13 @@ class FaultyStore implements IdempotencyStore {
     volatile boolean claimDown;
     volatile boolean completeDown;
     volatile boolean releaseDown;
+    volatile boolean findDown;
+    /** When set, complete answers false (the token lost) without asking the store. */
+    volatile boolean completeRefused;
+    /** When set, release answers false (the token lost) without asking the store. */
+    volatile boolean releaseRefused;
+    /** When set, the capabilities claim a server clock. */
+    volatile boolean serverClock;
     volatile int maxOutcomeBytes = Integer.MAX_VALUE;
     final AtomicInteger claims = new AtomicInteger();
     final AtomicInteger completes = new AtomicInteger();
@@ -49,6 +56,9 @@ class FaultyStore implements IdempotencyStore {
         if (completeDown) {
             throw down();
         }
+        if (completeRefused) {
+            return false;
+        }
         return delegate.complete(key, token, outcome, ttl);
     }
 
@@ -57,6 +67,9 @@ class FaultyStore implements IdempotencyStore {
         releases.incrementAndGet();
         if (releaseDown) {
             throw down();
+        }
+        if (releaseRefused) {
+            return false;
         }
         return delegate.release(key, token);
     }
@@ -73,6 +86,9 @@ class FaultyStore implements IdempotencyStore {
 
     @Override
     public Optional<StoredRecord> find(IdempotencyKey key) {
+        if (findDown) {
+            throw down();
+        }
         return delegate.find(key);
     }
 
@@ -84,6 +100,6 @@ class FaultyStore implements IdempotencyStore {
     @Override
     public StoreCapabilities capabilities() {
         StoreCapabilities c = delegate.capabilities();
-        return new StoreCapabilities(c.nativeExpiry(), c.serverClock(), Math.min(c.maxOutcomeBytes(), maxOutcomeBytes));
+        return new StoreCapabilities(c.nativeExpiry(), c.serverClock() || serverClock, Math.min(c.maxOutcomeBytes(), maxOutcomeBytes));
     }
 }
