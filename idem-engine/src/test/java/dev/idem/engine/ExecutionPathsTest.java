@@ -3,6 +3,8 @@ package dev.idem.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.KeyReusedException;
@@ -12,6 +14,7 @@ import dev.idem.api.RequestInProgressException;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.RecordState;
 import dev.idem.engine.IdempotencyEvent.Type;
+import dev.idem.engine.internal.OutcomeCodec;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import java.time.Duration;
@@ -295,6 +298,101 @@ class ExecutionPathsTest {
         assertThat(store.completes).hasValue(0);
         assertThat(memory.find(key("r")).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
         assertThat(events).containsExactly(Type.OUTCOME_NOT_STORED);
+    }
+
+    private static final String REFUSED = "the store refused it: ";
+
+    private static StoreUnavailableException refusal(String message) {
+        return new StoreUnavailableException(message, null, false);
+    }
+
+    @Test
+    void aReasonOfExactlyThreeHundredCharactersIsKeptWholeOneMoreIsCut() {
+        IdempotencyEngine engine = engine(b -> b);
+        String exact = "x".repeat(300 - REFUSED.length());
+        store.completeFailureOnce = refusal(exact);
+        assertThatThrownBy(() -> engine.execute(key("v"), "{}", String.class, ctx -> "v"))
+                .isInstanceOfSatisfying(OutcomeNotStoredException.class,
+                        e -> assertThat(e.reason()).isEqualTo(REFUSED + exact));
+
+        store.completeFailureOnce = refusal(exact + "y");
+        assertThatThrownBy(() -> engine.execute(key("w"), "{}", String.class, ctx -> "v"))
+                .isInstanceOfSatisfying(OutcomeNotStoredException.class,
+                        e -> assertThat(e.reason()).isEqualTo(REFUSED + exact + "..."));
+    }
+
+    @Test
+    void aMarkerOfExactlyTheStoresLimitIsStored() {
+        String reason = REFUSED + "disk full";
+        int markerBytes = new OutcomeCodec(new ObjectMapper()).encodeNotStored(reason).length;
+        store.maxOutcomeBytes = markerBytes;
+        store.completeFailureOnce = refusal("disk full");
+        IdempotencyEngine engine = engine(b -> b);
+        assertThatThrownBy(() -> engine.execute(key("x"), "{}", String.class, ctx -> "v"))
+                .isInstanceOfSatisfying(OutcomeNotStoredException.class, e -> assertThat(e.reason()).isEqualTo(reason));
+        assertThat(memory.find(key("x")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThatThrownBy(() -> engine.execute(key("x"), "{}", String.class, ctx -> "never"))
+                .isInstanceOfSatisfying(OutcomeNotStoredException.class, e -> assertThat(e.reason()).isEqualTo(reason));
+    }
+
+    private static String unwritableReason() {
+        try {
+            new ObjectMapper().writeValueAsBytes(new Unwritable());
+        } catch (JsonProcessingException e) {
+            return "the result cannot be written as JSON: " + e.getMessage();
+        }
+        throw new AssertionError("an object with no properties was written");
+    }
+
+    @Test
+    void anUnwritableResultsReasonIsJacksonsOwnMessage() {
+        IdempotencyEngine engine = engine(b -> b);
+        assertThatThrownBy(() -> engine.execute(key("y"), "{}", Object.class, ctx -> new Unwritable()))
+                .isInstanceOfSatisfying(OutcomeNotStoredException.class,
+                        e -> assertThat(e.reason()).isEqualTo(unwritableReason()));
+    }
+
+    @Test
+    void aMarkerThatFitsButIsRefusedIsALostLease() {
+        store.maxOutcomeBytes = new OutcomeCodec(new ObjectMapper()).encodeNotStored(unwritableReason()).length;
+        store.completeRefused = true;
+        IdempotencyEngine engine = engine(b -> b);
+        assertThatThrownBy(() -> engine.execute(key("z"), "{}", Object.class, ctx -> new Unwritable()))
+                .isInstanceOf(LeaseLostException.class);
+    }
+
+    @Test
+    void anOutcomeOfExactlyTheStoresLimitIsStored() {
+        store.maxOutcomeBytes = new OutcomeCodec(new ObjectMapper()).encodeSuccess("exactly").length;
+        IdempotencyEngine engine = engine(b -> b);
+        assertThat(engine.execute(key("aa"), "{}", String.class, ctx -> "exactly").stored()).isTrue();
+        assertThatThrownBy(() -> engine.execute(key("ab"), "{}", String.class, ctx -> "exactly!"))
+                .isInstanceOf(OutcomeNotStoredException.class);
+    }
+
+    @Test
+    void aWaitingDuplicateWakesJustAfterTheHoldersLeaseLapsesAndTakesOver() {
+        IdempotencyEngine engine = engine(b -> b.random(() -> Long.MIN_VALUE));
+        CallOptions shortLease = CallOptions.builder().lease(Duration.ofMillis(12)).build();
+        CallOptions waiting = CallOptions.builder().inProgress(InProgressPolicy.waitUpTo(Duration.ofSeconds(5))).build();
+        String[] inner = new String[1];
+        assertThatThrownBy(() -> engine.execute(key("ac"), "{}", String.class, shortLease, ctx -> {
+            inner[0] = engine.execute(key("ac"), "{}", String.class, waiting, c -> "taker-over").value();
+            return "stale holder";
+        })).isInstanceOf(LeaseLostException.class);
+        // 8 ms of jitter, then 5 ms: 1 ms past the 12 ms lease rather than the 15 ms the jitter asked for.
+        assertThat(sleeps).containsExactly(8L, 5L);
+        assertThat(inner[0]).isEqualTo("taker-over");
+        assertThat(events).contains(Type.LEASE_TAKEN_OVER);
+    }
+
+    @Test
+    void aPerCallTtlShorterThanTheEnginesWaitIsRefused() {
+        IdempotencyEngine engine = engine(b -> b.inProgress(InProgressPolicy.waitUpTo(Duration.ofHours(1))));
+        CallOptions shortTtl = CallOptions.builder().ttl(Duration.ofMinutes(30)).build();
+        assertThatThrownBy(() -> engine.execute(key("ad"), "{}", String.class, shortTtl, ctx -> "v"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not exceed ttl");
+        assertThat(store.claims).hasValue(0);
     }
 
     @Test

@@ -26,6 +26,8 @@ class FaultyStore implements IdempotencyStore {
     volatile boolean completeRefused;
     /** When set, release answers false (the token lost) without asking the store. */
     volatile boolean releaseRefused;
+    /** When set, the next complete throws it (once). */
+    volatile StoreUnavailableException completeFailureOnce;
     /** When set, the capabilities claim a server clock. */
     volatile boolean serverClock;
     volatile int maxOutcomeBytes = Integer.MAX_VALUE;
@@ -58,6 +60,11 @@ class FaultyStore implements IdempotencyStore {
         }
         if (completeRefused) {
             return false;
+        }
+        StoreUnavailableException once = completeFailureOnce;
+        if (once != null) {
+            completeFailureOnce = null;
+            throw once;
         }
         return delegate.complete(key, token, outcome, ttl);
     }
