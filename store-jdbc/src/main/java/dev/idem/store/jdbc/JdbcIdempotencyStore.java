@@ -1,15 +1,14 @@
 package dev.idem.store.jdbc;
 
 import dev.idem.api.IdempotencyKey;
+import dev.idem.api.InvalidIdempotencyKeyException;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
-import dev.idem.store.jdbc.internal.Arguments;
 import dev.idem.store.jdbc.internal.DialectOperations;
-import dev.idem.store.jdbc.internal.DialectResolver;
 import dev.idem.store.jdbc.internal.Failures;
 import dev.idem.store.jdbc.internal.Schema;
 import dev.idem.store.jdbc.internal.SchemaInstaller;
@@ -17,6 +16,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -54,14 +54,17 @@ import org.jdbi.v3.core.JdbiException;
 public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Largest fingerprint accepted, in bytes (the column width). */
     public static final int MAX_FINGERPRINT_BYTES = 1024;
+    private static final int CLAIM_TRIES = 8;
+    private static final Duration MAX_DURATION = Duration.ofDays(3650);
 
     private final Jdbi jdbi;
     private final String schema;
     private final String table;
     private final String qualifiedTable;
     private final int maxOutcomeBytes;
+    private final int queryTimeoutSeconds;
     private final Clock clock;
-    private final DialectResolver dialects;
+    private volatile DialectOperations ops;
 
     private JdbcIdempotencyStore(Builder b) {
         this.jdbi = b.jdbi;
@@ -69,8 +72,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.table = b.table;
         this.qualifiedTable = b.schema == null ? b.table : b.schema + "." + b.table;
         this.maxOutcomeBytes = b.maxOutcomeBytes;
+        this.queryTimeoutSeconds = b.queryTimeoutSeconds;
         this.clock = b.clock;
-        this.dialects = new DialectResolver(jdbi, b.dialect, qualifiedTable, b.queryTimeoutSeconds, b.clock);
+        if (b.dialect != null) {
+            this.ops = DialectOperations.of(jdbi, b.dialect, qualifiedTable, queryTimeoutSeconds, clock);
+        }
     }
 
     /**
@@ -99,7 +105,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * @return the dialect
      */
     public JdbcDialect dialect() {
-        return dialects.get().dialect();
+        return ops().dialect();
     }
 
     /**
@@ -134,25 +140,47 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
-        Arguments.checkKey(key);
+        checkKey(key);
         Objects.requireNonNull(fingerprint, "fingerprint");
         if (fingerprint.length > MAX_FINGERPRINT_BYTES) {
             throw new IllegalArgumentException("fingerprint is " + fingerprint.length + " bytes; at most "
                     + MAX_FINGERPRINT_BYTES + " allowed");
         }
-        long leaseMs = Arguments.millis("lease", lease);
-        long lifeMs = Math.max(Arguments.millis("ttl", ttl), leaseMs);
-        return dialects.claim(key, fingerprint, fencingToken, leaseMs, lifeMs);
+        long leaseMs = millis("lease", lease);
+        long lifeMs = Math.max(millis("ttl", ttl), leaseMs);
+        DialectOperations o = ops();
+        for (int attempt = 1; attempt <= CLAIM_TRIES; attempt++) {
+            try {
+                ClaimResult result = o.claim(key, fingerprint, fencingToken, leaseMs, lifeMs);
+                if (result != null) {
+                    return result;
+                }
+            } catch (JdbiException e) {
+                // A concurrent insert of the same key, or a deadlock victim: nothing was written,
+                // and the next try sees the winner's row.
+                boolean race = Failures.isDuplicateKey(e) || Failures.isTransientConflict(e);
+                if (!race || attempt >= CLAIM_TRIES) {
+                    throw Failures.unavailable("claim", e);
+                }
+            } catch (SQLException e) {
+                throw Failures.unavailable("claim", e);
+            }
+        }
+        throw new StoreUnavailableException("idempotency store claim of " + key
+                + " kept racing with concurrent writers; try again", null, true);
     }
 
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
-        Arguments.checkKey(key);
+        checkKey(key);
         checkSize("outcome", outcome);
-        long ttlMs = Arguments.millis("ttl", ttl);
-        DialectOperations o = dialects.get();
-        return Failures.translated("complete",
-                () -> jdbi.withHandle(h -> o.complete(h, key, fencingToken, outcome, ttlMs)));
+        long ttlMs = millis("ttl", ttl);
+        DialectOperations o = ops();
+        try {
+            return jdbi.withHandle(h -> o.complete(h, key, fencingToken, outcome, ttlMs));
+        } catch (JdbiException e) {
+            throw Failures.unavailable("complete", e);
+        }
     }
 
     /**
@@ -171,11 +199,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public boolean completeWithin(Handle handle, IdempotencyKey key, long fencingToken, byte[] outcome,
             Duration ttl) {
         Objects.requireNonNull(handle, "handle");
-        Arguments.checkKey(key);
+        checkKey(key);
         checkSize("outcome", outcome);
-        long ttlMs = Arguments.millis("ttl", ttl);
-        return Failures.translated("complete",
-                () -> dialects.get().complete(handle, key, fencingToken, outcome, ttlMs));
+        long ttlMs = millis("ttl", ttl);
+        try {
+            return ops().complete(handle, key, fencingToken, outcome, ttlMs);
+        } catch (JdbiException e) {
+            throw Failures.unavailable("complete", e);
+        }
     }
 
     /**
@@ -208,9 +239,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public <T, X extends Exception> T inTransaction(IdempotencyKey key, long fencingToken, Duration ttl,
             Function<? super T, byte[]> encoder, HandleCallback<T, X> work) throws X {
-        Arguments.checkKey(key);
-        long ttlMs = Arguments.millis("ttl", ttl);
-        DialectOperations o = dialects.get();
+        checkKey(key);
+        long ttlMs = millis("ttl", ttl);
+        DialectOperations o = ops();
         return TransactionalMode.run(jdbi, "complete", key, fencingToken, encoder, work, (tx, outcome) -> {
             checkSize("outcome", outcome);
             return o.complete(tx, key, fencingToken, outcome, ttlMs);
@@ -219,11 +250,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-        Arguments.checkKey(key);
+        checkKey(key);
         checkSize("journal", journal);
-        DialectOperations o = dialects.get();
-        return Failures.translated("checkpoint",
-                () -> jdbi.withHandle(h -> o.checkpoint(h, key, fencingToken, journal)));
+        DialectOperations o = ops();
+        try {
+            return jdbi.withHandle(h -> o.checkpoint(h, key, fencingToken, journal));
+        } catch (JdbiException e) {
+            throw Failures.unavailable("checkpoint", e);
+        }
     }
 
     /**
@@ -242,9 +276,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public boolean checkpointWithin(Handle handle, IdempotencyKey key, long fencingToken, byte[] journal) {
         Objects.requireNonNull(handle, "handle");
-        Arguments.checkKey(key);
+        checkKey(key);
         checkSize("journal", journal);
-        return Failures.translated("checkpoint", () -> dialects.get().checkpoint(handle, key, fencingToken, journal));
+        try {
+            return ops().checkpoint(handle, key, fencingToken, journal);
+        } catch (JdbiException e) {
+            throw Failures.unavailable("checkpoint", e);
+        }
     }
 
     /**
@@ -267,8 +305,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public <T, X extends Exception> T checkpointInTransaction(IdempotencyKey key, long fencingToken,
             Function<? super T, byte[]> journal, HandleCallback<T, X> work) throws X {
-        Arguments.checkKey(key);
-        DialectOperations o = dialects.get();
+        checkKey(key);
+        DialectOperations o = ops();
         return TransactionalMode.run(jdbi, "checkpoint", key, fencingToken, journal, work, (tx, bytes) -> {
             checkSize("journal", bytes);
             return o.checkpoint(tx, key, fencingToken, bytes);
@@ -277,21 +315,33 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(IdempotencyKey key, long fencingToken) {
-        Arguments.checkKey(key);
-        return Failures.translated("release", () -> dialects.get().release(key, fencingToken));
+        checkKey(key);
+        try {
+            return ops().release(key, fencingToken);
+        } catch (JdbiException e) {
+            throw Failures.unavailable("release", e);
+        }
     }
 
     @Override
     public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
-        Arguments.checkKey(key);
-        long leaseMs = Arguments.millis("lease", lease);
-        return Failures.translated("extendLease", () -> dialects.get().extendLease(key, fencingToken, leaseMs));
+        checkKey(key);
+        long leaseMs = millis("lease", lease);
+        try {
+            return ops().extendLease(key, fencingToken, leaseMs);
+        } catch (JdbiException e) {
+            throw Failures.unavailable("extendLease", e);
+        }
     }
 
     @Override
     public Optional<StoredRecord> find(IdempotencyKey key) {
-        Arguments.checkKey(key);
-        return Failures.translated("find", () -> dialects.get().find(key));
+        checkKey(key);
+        try {
+            return ops().find(key);
+        } catch (JdbiException e) {
+            throw Failures.unavailable("find", e);
+        }
     }
 
     /**
@@ -305,7 +355,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be positive but was " + limit);
         }
-        return Failures.translated("purgeExpired", () -> dialects.get().purge(limit));
+        try {
+            return ops().purge(limit);
+        } catch (JdbiException e) {
+            throw Failures.unavailable("purgeExpired", e);
+        }
     }
 
     /** Server clock unless a test clock is set; no native expiry; the configured outcome limit. */
@@ -321,13 +375,67 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public String toString() {
-        JdbcDialect d = dialects.known();
-        return "JdbcIdempotencyStore[" + qualifiedTable + ", " + (d == null ? "dialect not yet detected" : d)
+        DialectOperations o = ops;
+        return "JdbcIdempotencyStore[" + qualifiedTable + ", " + (o == null ? "dialect not yet detected" : o.dialect())
                 + (clock == null ? "" : ", test clock") + "]";
     }
 
+    private DialectOperations ops() {
+        DialectOperations o = ops;
+        if (o != null) {
+            return o;
+        }
+        String product;
+        try {
+            product = jdbi.withHandle(h -> h.getConnection().getMetaData().getDatabaseProductName());
+        } catch (JdbiException | SQLException e) {
+            throw Failures.unavailable("dialect detection", e);
+        }
+        JdbcDialect d = JdbcDialect.fromProductName(product).orElseThrow(() -> new IllegalStateException(
+                "database '" + product + "' is not supported; set JdbcIdempotencyStore.Builder.dialect(...) "
+                        + "if it speaks one of " + Arrays.toString(JdbcDialect.values())));
+        o = DialectOperations.of(jdbi, d, qualifiedTable, queryTimeoutSeconds, clock);
+        ops = o;
+        return o;
+    }
+
     private void checkSize(String what, byte[] bytes) {
-        Arguments.checkSize(what, bytes, maxOutcomeBytes);
+        Objects.requireNonNull(bytes, what);
+        if (bytes.length > maxOutcomeBytes) {
+            throw new IllegalArgumentException(
+                    what + " is " + bytes.length + " bytes; this store holds at most " + maxOutcomeBytes);
+        }
+    }
+
+    // Unpaired surrogates cannot be encoded: the drivers would store '?' and two different
+    // keys could collide, so they are refused before anything is written.
+    private static void checkKey(IdempotencyKey key) {
+        Objects.requireNonNull(key, "key");
+        checkEncodable("scope", key.scope());
+        checkEncodable("operation", key.operation());
+    }
+
+    private static void checkEncodable(String part, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new InvalidIdempotencyKeyException(part + " has an unpaired surrogate at index " + i
+                        + "; it cannot be stored in a database");
+            }
+        }
+    }
+
+    private static long millis(String name, Duration d) {
+        Objects.requireNonNull(d, name);
+        if (d.isNegative() || d.toMillis() < 1) {
+            throw new IllegalArgumentException(name + " must be at least 1 ms but was " + d);
+        }
+        if (d.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(name + " must be at most " + MAX_DURATION + " but was " + d);
+        }
+        return d.toMillis();
     }
 
     /** Validating builder; every setter rejects a bad value at once with a message naming it. */

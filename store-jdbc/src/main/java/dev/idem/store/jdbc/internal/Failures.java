@@ -5,9 +5,7 @@ import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
-import java.util.function.Supplier;
 import org.jdbi.v3.core.ConnectionException;
-import org.jdbi.v3.core.JdbiException;
 
 /** Turns JDBC and Jdbi failures into {@link StoreUnavailableException}s, deciding whether a retry may help. */
 public final class Failures {
@@ -50,23 +48,6 @@ public final class Failures {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
         // Not lock-wait timeouts (MySQL 1205): each already waited a long time; retrying would multiply it.
         return state.equals("40001") || state.equals("40P01") || e.getErrorCode() == 1213;
-    }
-
-    /**
-     * Runs one store operation, turning a Jdbi failure into the store's exception.
-     *
-     * @param <T> the operation's result
-     * @param operation the operation's name, for the message
-     * @param call the operation
-     * @return its result
-     * @throws StoreUnavailableException if it failed in Jdbi or the driver
-     */
-    public static <T> T translated(String operation, Supplier<T> call) {
-        try {
-            return call.get();
-        } catch (JdbiException e) {
-            throw unavailable(operation, e);
-        }
     }
 
     /**
