@@ -1,22 +1,24 @@
 package dev.idem.store.jdbc;
 
 import dev.idem.api.IdempotencyKey;
-import dev.idem.api.InvalidIdempotencyKeyException;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
+import dev.idem.store.jdbc.internal.Arguments;
+import dev.idem.store.jdbc.internal.Claims;
 import dev.idem.store.jdbc.internal.DialectOperations;
 import dev.idem.store.jdbc.internal.Failures;
+import dev.idem.store.jdbc.internal.LazyOperations;
 import dev.idem.store.jdbc.internal.Schema;
 import dev.idem.store.jdbc.internal.SchemaInstaller;
+import dev.idem.store.jdbc.internal.TransactionalCompletion;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -54,17 +56,15 @@ import org.jdbi.v3.core.JdbiException;
 public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Largest fingerprint accepted, in bytes (the column width). */
     public static final int MAX_FINGERPRINT_BYTES = 1024;
-    private static final int CLAIM_TRIES = 8;
-    private static final Duration MAX_DURATION = Duration.ofDays(3650);
 
     private final Jdbi jdbi;
     private final String schema;
     private final String table;
     private final String qualifiedTable;
     private final int maxOutcomeBytes;
-    private final int queryTimeoutSeconds;
     private final Clock clock;
-    private volatile DialectOperations ops;
+    private final LazyOperations ops;
+    private final TransactionalCompletion transactional;
 
     private JdbcIdempotencyStore(Builder b) {
         this.jdbi = b.jdbi;
@@ -72,11 +72,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.table = b.table;
         this.qualifiedTable = b.schema == null ? b.table : b.schema + "." + b.table;
         this.maxOutcomeBytes = b.maxOutcomeBytes;
-        this.queryTimeoutSeconds = b.queryTimeoutSeconds;
         this.clock = b.clock;
-        if (b.dialect != null) {
-            this.ops = DialectOperations.of(jdbi, b.dialect, qualifiedTable, queryTimeoutSeconds, clock);
-        }
+        this.ops = new LazyOperations(jdbi, b.dialect, qualifiedTable, b.queryTimeoutSeconds, clock);
+        this.transactional = new TransactionalCompletion(jdbi, ops, maxOutcomeBytes);
     }
 
     /**
@@ -105,7 +103,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * @return the dialect
      */
     public JdbcDialect dialect() {
-        return ops().dialect();
+        return ops.get().dialect();
     }
 
     /**
@@ -140,47 +138,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
-        checkKey(key);
-        Objects.requireNonNull(fingerprint, "fingerprint");
-        if (fingerprint.length > MAX_FINGERPRINT_BYTES) {
-            throw new IllegalArgumentException("fingerprint is " + fingerprint.length + " bytes; at most "
-                    + MAX_FINGERPRINT_BYTES + " allowed");
-        }
-        long leaseMs = millis("lease", lease);
-        long lifeMs = Math.max(millis("ttl", ttl), leaseMs);
-        DialectOperations o = ops();
-        for (int attempt = 1; attempt <= CLAIM_TRIES; attempt++) {
-            try {
-                ClaimResult result = o.claim(key, fingerprint, fencingToken, leaseMs, lifeMs);
-                if (result != null) {
-                    return result;
-                }
-            } catch (JdbiException e) {
-                // A concurrent insert of the same key, or a deadlock victim: nothing was written,
-                // and the next try sees the winner's row.
-                boolean race = Failures.isDuplicateKey(e) || Failures.isTransientConflict(e);
-                if (!race || attempt >= CLAIM_TRIES) {
-                    throw Failures.unavailable("claim", e);
-                }
-            } catch (SQLException e) {
-                throw Failures.unavailable("claim", e);
-            }
-        }
-        throw new StoreUnavailableException("idempotency store claim of " + key
-                + " kept racing with concurrent writers; try again", null, true);
+        Arguments.checkKey(key);
+        Arguments.checkFingerprint(fingerprint, MAX_FINGERPRINT_BYTES);
+        long leaseMs = Arguments.millis("lease", lease);
+        long lifeMs = Math.max(Arguments.millis("ttl", ttl), leaseMs);
+        return Claims.claim(ops.get(), key, fingerprint, fencingToken, leaseMs, lifeMs);
     }
 
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
-        checkKey(key);
-        checkSize("outcome", outcome);
-        long ttlMs = millis("ttl", ttl);
-        DialectOperations o = ops();
-        try {
-            return jdbi.withHandle(h -> o.complete(h, key, fencingToken, outcome, ttlMs));
-        } catch (JdbiException e) {
-            throw Failures.unavailable("complete", e);
-        }
+        Arguments.checkKey(key);
+        Arguments.checkSize("outcome", outcome, maxOutcomeBytes);
+        long ttlMs = Arguments.millis("ttl", ttl);
+        DialectOperations o = ops.get();
+        return Failures.orUnavailable("complete",
+                () -> jdbi.withHandle(h -> o.complete(h, key, fencingToken, outcome, ttlMs)));
     }
 
     /**
@@ -198,15 +170,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public boolean completeWithin(Handle handle, IdempotencyKey key, long fencingToken, byte[] outcome,
             Duration ttl) {
-        Objects.requireNonNull(handle, "handle");
-        checkKey(key);
-        checkSize("outcome", outcome);
-        long ttlMs = millis("ttl", ttl);
-        try {
-            return ops().complete(handle, key, fencingToken, outcome, ttlMs);
-        } catch (JdbiException e) {
-            throw Failures.unavailable("complete", e);
-        }
+        return transactional.completeWithin(handle, key, fencingToken, outcome, ttl);
     }
 
     /**
@@ -239,25 +203,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public <T, X extends Exception> T inTransaction(IdempotencyKey key, long fencingToken, Duration ttl,
             Function<? super T, byte[]> encoder, HandleCallback<T, X> work) throws X {
-        checkKey(key);
-        long ttlMs = millis("ttl", ttl);
-        DialectOperations o = ops();
-        return TransactionalMode.run(jdbi, "complete", key, fencingToken, encoder, work, (tx, outcome) -> {
-            checkSize("outcome", outcome);
-            return o.complete(tx, key, fencingToken, outcome, ttlMs);
-        });
+        return transactional.inTransaction(key, fencingToken, ttl, encoder, work);
     }
 
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-        checkKey(key);
-        checkSize("journal", journal);
-        DialectOperations o = ops();
-        try {
-            return jdbi.withHandle(h -> o.checkpoint(h, key, fencingToken, journal));
-        } catch (JdbiException e) {
-            throw Failures.unavailable("checkpoint", e);
-        }
+        Arguments.checkKey(key);
+        Arguments.checkSize("journal", journal, maxOutcomeBytes);
+        DialectOperations o = ops.get();
+        return Failures.orUnavailable("checkpoint",
+                () -> jdbi.withHandle(h -> o.checkpoint(h, key, fencingToken, journal)));
     }
 
     /**
@@ -275,14 +230,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * @throws StoreUnavailableException if the statement fails
      */
     public boolean checkpointWithin(Handle handle, IdempotencyKey key, long fencingToken, byte[] journal) {
-        Objects.requireNonNull(handle, "handle");
-        checkKey(key);
-        checkSize("journal", journal);
-        try {
-            return ops().checkpoint(handle, key, fencingToken, journal);
-        } catch (JdbiException e) {
-            throw Failures.unavailable("checkpoint", e);
-        }
+        return transactional.checkpointWithin(handle, key, fencingToken, journal);
     }
 
     /**
@@ -305,43 +253,26 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public <T, X extends Exception> T checkpointInTransaction(IdempotencyKey key, long fencingToken,
             Function<? super T, byte[]> journal, HandleCallback<T, X> work) throws X {
-        checkKey(key);
-        DialectOperations o = ops();
-        return TransactionalMode.run(jdbi, "checkpoint", key, fencingToken, journal, work, (tx, bytes) -> {
-            checkSize("journal", bytes);
-            return o.checkpoint(tx, key, fencingToken, bytes);
-        });
+        return transactional.checkpointInTransaction(key, fencingToken, journal, work);
     }
 
     @Override
     public boolean release(IdempotencyKey key, long fencingToken) {
-        checkKey(key);
-        try {
-            return ops().release(key, fencingToken);
-        } catch (JdbiException e) {
-            throw Failures.unavailable("release", e);
-        }
+        Arguments.checkKey(key);
+        return Failures.orUnavailable("release", () -> ops.get().release(key, fencingToken));
     }
 
     @Override
     public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
-        checkKey(key);
-        long leaseMs = millis("lease", lease);
-        try {
-            return ops().extendLease(key, fencingToken, leaseMs);
-        } catch (JdbiException e) {
-            throw Failures.unavailable("extendLease", e);
-        }
+        Arguments.checkKey(key);
+        long leaseMs = Arguments.millis("lease", lease);
+        return Failures.orUnavailable("extendLease", () -> ops.get().extendLease(key, fencingToken, leaseMs));
     }
 
     @Override
     public Optional<StoredRecord> find(IdempotencyKey key) {
-        checkKey(key);
-        try {
-            return ops().find(key);
-        } catch (JdbiException e) {
-            throw Failures.unavailable("find", e);
-        }
+        Arguments.checkKey(key);
+        return Failures.orUnavailable("find", () -> ops.get().find(key));
     }
 
     /**
@@ -355,11 +286,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be positive but was " + limit);
         }
-        try {
-            return ops().purge(limit);
-        } catch (JdbiException e) {
-            throw Failures.unavailable("purgeExpired", e);
-        }
+        return Failures.orUnavailable("purgeExpired", () -> ops.get().purge(limit));
     }
 
     /** Server clock unless a test clock is set; no native expiry; the configured outcome limit. */
@@ -375,67 +302,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public String toString() {
-        DialectOperations o = ops;
-        return "JdbcIdempotencyStore[" + qualifiedTable + ", " + (o == null ? "dialect not yet detected" : o.dialect())
+        JdbcDialect d = ops.known();
+        return "JdbcIdempotencyStore[" + qualifiedTable + ", " + (d == null ? "dialect not yet detected" : d)
                 + (clock == null ? "" : ", test clock") + "]";
-    }
-
-    private DialectOperations ops() {
-        DialectOperations o = ops;
-        if (o != null) {
-            return o;
-        }
-        String product;
-        try {
-            product = jdbi.withHandle(h -> h.getConnection().getMetaData().getDatabaseProductName());
-        } catch (JdbiException | SQLException e) {
-            throw Failures.unavailable("dialect detection", e);
-        }
-        JdbcDialect d = JdbcDialect.fromProductName(product).orElseThrow(() -> new IllegalStateException(
-                "database '" + product + "' is not supported; set JdbcIdempotencyStore.Builder.dialect(...) "
-                        + "if it speaks one of " + Arrays.toString(JdbcDialect.values())));
-        o = DialectOperations.of(jdbi, d, qualifiedTable, queryTimeoutSeconds, clock);
-        ops = o;
-        return o;
-    }
-
-    private void checkSize(String what, byte[] bytes) {
-        Objects.requireNonNull(bytes, what);
-        if (bytes.length > maxOutcomeBytes) {
-            throw new IllegalArgumentException(
-                    what + " is " + bytes.length + " bytes; this store holds at most " + maxOutcomeBytes);
-        }
-    }
-
-    // Unpaired surrogates cannot be encoded: the drivers would store '?' and two different
-    // keys could collide, so they are refused before anything is written.
-    private static void checkKey(IdempotencyKey key) {
-        Objects.requireNonNull(key, "key");
-        checkEncodable("scope", key.scope());
-        checkEncodable("operation", key.operation());
-    }
-
-    private static void checkEncodable(String part, String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw new InvalidIdempotencyKeyException(part + " has an unpaired surrogate at index " + i
-                        + "; it cannot be stored in a database");
-            }
-        }
-    }
-
-    private static long millis(String name, Duration d) {
-        Objects.requireNonNull(d, name);
-        if (d.isNegative() || d.toMillis() < 1) {
-            throw new IllegalArgumentException(name + " must be at least 1 ms but was " + d);
-        }
-        if (d.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException(name + " must be at most " + MAX_DURATION + " but was " + d);
-        }
-        return d.toMillis();
     }
 
     /** Validating builder; every setter rejects a bad value at once with a message naming it. */
@@ -493,11 +362,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
          * @return this builder
          */
         public Builder maxOutcomeBytes(int maxOutcomeBytes) {
-            if (maxOutcomeBytes < 1024 * 1024) {
-                throw new IllegalArgumentException("maxOutcomeBytes must be at least 1 MiB (1048576) but was "
-                        + maxOutcomeBytes);
-            }
-            this.maxOutcomeBytes = maxOutcomeBytes;
+            this.maxOutcomeBytes = Arguments.checkMaxOutcomeBytes(maxOutcomeBytes);
             return this;
         }
 
@@ -510,12 +375,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
          * @return this builder
          */
         public Builder queryTimeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "queryTimeout");
-            if (timeout.isNegative() || (!timeout.isZero() && timeout.getSeconds() < 1)
-                    || timeout.getSeconds() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("queryTimeout must be zero or whole seconds >= 1 but was " + timeout);
-            }
-            this.queryTimeoutSeconds = (int) timeout.getSeconds();
+            this.queryTimeoutSeconds = Arguments.queryTimeoutSeconds(timeout);
             return this;
         }
 

@@ -5,11 +5,22 @@ import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
+import java.util.function.Supplier;
 import org.jdbi.v3.core.ConnectionException;
+import org.jdbi.v3.core.JdbiException;
 
 /** Turns JDBC and Jdbi failures into {@link StoreUnavailableException}s, deciding whether a retry may help. */
 public final class Failures {
     private Failures() {
+    }
+
+    /** Runs {@code call}, turning a Jdbi failure into {@link #unavailable} of {@code operation}. */
+    public static <T> T orUnavailable(String operation, Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (JdbiException e) {
+            throw unavailable(operation, e);
+        }
     }
 
     /** The innermost {@link SQLException} in the cause chain, or null. */
