@@ -4,24 +4,19 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
-import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
+import dev.idem.store.dynamodb.internal.Arguments;
 import dev.idem.store.dynamodb.internal.ClaimMachine;
-import dev.idem.store.dynamodb.internal.Failures;
 import dev.idem.store.dynamodb.internal.ItemCodec;
+import dev.idem.store.dynamodb.internal.RecordOperations;
 import dev.idem.store.dynamodb.internal.Requests;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 
 /**
  * An {@link IdempotencyStore} on one DynamoDB table, through a {@link DynamoDbClient} the
@@ -29,7 +24,8 @@ import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
  * is atomic against every other process on the table; a claim that meets an existing
  * record learns that record, outcome included, from the failed write itself
  * ({@code ReturnValuesOnConditionCheckFailure=ALL_OLD}). The claim's rounds are described
- * in {@link ClaimMachine}; the requests themselves are built by {@link Requests}.
+ * in {@link ClaimMachine}, the other operations are in {@link RecordOperations}, and the
+ * requests themselves are built by {@link Requests}.
  *
  * <p><b>Clock.</b> DynamoDB conditions cannot read a server clock, so leases and expiry are
  * judged by this store's {@link Clock} (the JVM's UTC clock by default). All nodes sharing
@@ -57,16 +53,13 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     /** Largest fingerprint a claim accepts (digests are 32 bytes; this leaves ample room). */
     public static final int MAX_FINGERPRINT_BYTES = 8 * 1024;
 
-    private static final int MAX_ROUNDS = 8;
-
     private final DynamoDbClient client;
     private final boolean ownsClient;
     private final String table;
     private final Clock clock;
     private final int maxOutcomeBytes;
-    private final ItemCodec codec;
-    private final Requests requests;
     private final ClaimMachine claims;
+    private final RecordOperations records;
 
     private DynamoDbIdempotencyStore(Builder b) {
         this.client = b.client;
@@ -74,9 +67,10 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
         this.table = b.tableName;
         this.clock = b.clock;
         this.maxOutcomeBytes = b.maxOutcomeBytes;
-        this.codec = new ItemCodec(table);
-        this.requests = new Requests(table, codec);
+        ItemCodec codec = new ItemCodec(table);
+        Requests requests = new Requests(table, codec);
         this.claims = new ClaimMachine(client, table, codec, requests);
+        this.records = new RecordOperations(client, table, codec, requests, clock, DEFAULT_MAX_OUTCOME_BYTES);
     }
 
     /**
@@ -111,13 +105,9 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
         Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(fingerprint, "fingerprint");
-        if (fingerprint.length > MAX_FINGERPRINT_BYTES) {
-            throw new IllegalArgumentException("fingerprint is " + fingerprint.length + " bytes; at most "
-                    + MAX_FINGERPRINT_BYTES + " fit in a DynamoDB record");
-        }
-        long leaseMillis = positiveMillis("lease", lease);
-        long ttlMillis = positiveMillis("ttl", ttl);
+        Arguments.checkFingerprint(fingerprint, MAX_FINGERPRINT_BYTES);
+        long leaseMillis = Arguments.positiveMillis("lease", lease);
+        long ttlMillis = Arguments.positiveMillis("ttl", ttl);
         long now = clock.millis();
         long leaseUntil = now + leaseMillis;
         return claims.claim(key, fingerprint, fencingToken, now, leaseUntil, Math.max(now + ttlMillis, leaseUntil));
@@ -134,29 +124,15 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
         Objects.requireNonNull(key, "key");
-        checkSize("outcome", outcome);
-        long ttlMillis = positiveMillis("ttl", ttl);
-        long now = clock.millis();
-        try {
-            client.updateItem(requests.complete(key, fencingToken, outcome, now, now + ttlMillis));
-            return true;
-        } catch (ConditionalCheckFailedException e) {
-            if (!e.hasItem() || e.item().isEmpty()) {
-                return false;
-            }
-            Map<String, AttributeValue> old = e.item();
-            return codec.expiresAtMillis(key, old) > now && codec.state(key, old) == RecordState.COMPLETED
-                    && codec.fencingToken(key, old) == fencingToken;
-        } catch (SdkException e) {
-            throw tooLargeOr("complete", "outcome", key, outcome.length, e);
-        }
+        Arguments.checkSize("outcome", outcome, maxOutcomeBytes);
+        return records.complete(key, fencingToken, outcome, Arguments.positiveMillis("ttl", ttl));
     }
 
     /** One conditional {@code UpdateItem} fenced by the token. */
     @Override
     public boolean release(IdempotencyKey key, long fencingToken) {
         Objects.requireNonNull(key, "key");
-        return fencedWrite("release", key, () -> client.updateItem(requests.release(key, fencingToken, clock.millis())));
+        return records.release(key, fencingToken);
     }
 
     /**
@@ -168,15 +144,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
         Objects.requireNonNull(key, "key");
-        checkSize("journal", journal);
-        try {
-            client.updateItem(requests.checkpoint(key, fencingToken, journal, clock.millis()));
-            return true;
-        } catch (ConditionalCheckFailedException e) {
-            return false;
-        } catch (SdkException e) {
-            throw tooLargeOr("checkpoint", "step journal", key, journal.length, e);
-        }
+        Arguments.checkSize("journal", journal, maxOutcomeBytes);
+        return records.checkpoint(key, fencingToken, journal);
     }
 
     /**
@@ -187,47 +156,14 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
         Objects.requireNonNull(key, "key");
-        long now = clock.millis();
-        long leaseUntil = now + positiveMillis("lease", lease);
-        for (int round = 0; round < MAX_ROUNDS; round++) {
-            Map<String, AttributeValue> old;
-            try {
-                client.updateItem(requests.extend(key, fencingToken, now, leaseUntil));
-                return Optional.of(Instant.ofEpochMilli(leaseUntil));
-            } catch (ConditionalCheckFailedException e) {
-                old = e.hasItem() ? e.item() : null;
-            } catch (SdkException e) {
-                throw Failures.translate("extendLease", table, key, e);
-            }
-            if (old == null || old.isEmpty() || codec.expiresAtMillis(key, old) <= now
-                    || codec.state(key, old) != RecordState.IN_PROGRESS || codec.fencingToken(key, old) != fencingToken) {
-                return Optional.empty();
-            }
-            if (fencedWrite("extendLease", key,
-                    () -> client.updateItem(requests.extendPastExpiry(key, fencingToken, now, leaseUntil)))) {
-                return Optional.of(Instant.ofEpochMilli(leaseUntil));
-            }
-            // Another extension by the same holder moved the expiry; the first form may fit now.
-        }
-        throw new StoreUnavailableException("extendLease of " + key + " in DynamoDB table '" + table
-                + "' kept racing with other writers for " + MAX_ROUNDS + " rounds", null, true);
+        return records.extendLease(key, fencingToken, Arguments.positiveMillis("lease", lease));
     }
 
     /** A strongly consistent {@code GetItem}; an expired item that TTL has not deleted yet is absent. */
     @Override
     public Optional<StoredRecord> find(IdempotencyKey key) {
         Objects.requireNonNull(key, "key");
-        GetItemResponse resp;
-        try {
-            resp = client.getItem(requests.get(key));
-        } catch (SdkException e) {
-            throw Failures.translate("find", table, key, e);
-        }
-        long now = clock.millis();
-        if (!resp.hasItem() || resp.item().isEmpty() || codec.expiresAtMillis(key, resp.item()) <= now) {
-            return Optional.empty();
-        }
-        return Optional.of(codec.toRecord(key, resp.item(), now));
+        return records.find(key);
     }
 
     /**
@@ -260,46 +196,6 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     @Override
     public String toString() {
         return "DynamoDbIdempotencyStore[table=" + table + ", maxOutcomeBytes=" + maxOutcomeBytes + "]";
-    }
-
-    private boolean fencedWrite(String operation, IdempotencyKey key, Runnable write) {
-        try {
-            write.run();
-            return true;
-        } catch (ConditionalCheckFailedException e) {
-            return false;
-        } catch (SdkException e) {
-            throw Failures.translate(operation, table, key, e);
-        }
-    }
-
-    private void checkSize(String what, byte[] bytes) {
-        Objects.requireNonNull(bytes, what);
-        if (bytes.length > maxOutcomeBytes) {
-            throw new IllegalArgumentException(what + " is " + bytes.length + " bytes; DynamoDB store holds at most "
-                    + maxOutcomeBytes + " (400 KB item limit)");
-        }
-    }
-
-    // Not retryable, and typed as a store failure so the engine still hands the work's result
-    // to its caller (Result.stored() == false).
-    private StoreUnavailableException tooLargeOr(String operation, String what, IdempotencyKey key, int length,
-            SdkException e) {
-        if (Failures.isItemTooLarge(e)) {
-            return new StoreUnavailableException("DynamoDB rejected the " + what + " of " + key + " (" + length
-                    + " bytes): the record would exceed the 400 KB item limit; nothing was written. Keep"
-                    + " maxOutcomeBytes at its default (" + DEFAULT_MAX_OUTCOME_BYTES + ") to have such"
-                    + " " + what + "s refused up front", e, false);
-        }
-        return Failures.translate(operation, table, key, e);
-    }
-
-    private static long positiveMillis(String what, Duration d) {
-        Objects.requireNonNull(d, what);
-        if (d.isNegative() || d.isZero() || d.toMillis() < 1) {
-            throw new IllegalArgumentException(what + " must be at least 1 ms but was " + d);
-        }
-        return d.toMillis();
     }
 
     /**
