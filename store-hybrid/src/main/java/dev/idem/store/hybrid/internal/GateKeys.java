@@ -26,6 +26,16 @@ public final class GateKeys {
         this.prefix = prefix.getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * The Redis key of {@code key}'s gate record (for operators and tests).
+     *
+     * @param key the key
+     * @return the Redis key
+     */
+    public byte[] redisKey(IdempotencyKey key) {
+        return locate(key).redisKey();
+    }
+
     /** A key's Redis key and identity digest. */
     record Located(byte[] redisKey, byte[] digest) {
     }

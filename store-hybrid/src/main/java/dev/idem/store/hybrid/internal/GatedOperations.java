@@ -106,10 +106,21 @@ public final class GatedOperations {
         }
         switch (g.action()) {
             case 'A':
+                StoredRecord answer;
+                try {
+                    answer = g.toRecord(key);
+                } catch (RuntimeException e) {
+                    failed(key, new GateException("Redis gate claim: unusable record: " + e.getMessage(), e));
+                    emit(Type.DECIDED_BY_DATABASE, key, null);
+                    return truth.claim(key, fingerprint, token, lease, ttl);
+                }
                 emit(Type.ANSWERED_BY_GATE, key, null);
-                return ClaimResult.existing(g.toRecord(key), g.nowInstant());
+                return ClaimResult.existing(answer, g.nowInstant());
             case 'P':
                 return predicted(key, fingerprint, token, lease, ttl, g);
+            case 'X':
+                emit(Type.GATE_CORRECTED, key, null);
+                return decided(key, fingerprint, token, lease, ttl, g, true);
             case 'D':
                 return decided(key, fingerprint, token, lease, ttl, g, true);
             case 'R':

@@ -5,6 +5,7 @@
 --   F  a predicted lease of another request: check the database before answering
 --   P  predicted: the gate wrote this claim's own IN_PROGRESS record; the database decides now
 --   D  the gate cannot tell: ask the database (counted in n, so nobody predicts meanwhile)
+--   X  as D, and the record there was not this key's gate record (foreign): it is gone
 local key, identity, fp, token = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
 local lease, ttl = tonumber(ARGV[4]), tonumber(ARGV[5])
 local now = clock_now(ARGV[6])
@@ -15,7 +16,7 @@ if foreign then
 end
 local pending = r.n > 0 and r.u > now
 
-local function to_database()
+local function to_database(action)
   local n = (pending and r.n or 0) + 1
   local u = math.max(pending and r.u or 0, now + pending_ms)
   redis.call('HSET', key, 'z', 'g1', 'n', num(n), 'u', num(u))
@@ -23,7 +24,7 @@ local function to_database()
   if left < 0 or left < u - now + pad then
     redis.call('PEXPIRE', key, num(u - now + pad))
   end
-  return reply('D', now, r, false)
+  return reply(action or 'D', now, r, false)
 end
 
 local function predict(attempt, created)
@@ -35,7 +36,7 @@ local function predict(attempt, created)
 end
 
 if foreign then
-  return to_database()
+  return to_database('X')
 end
 if live(r, now) then
   local trusted = now < r.e - margin

@@ -45,7 +45,7 @@ local function load(key, identity)
   end
   if r.s then
     local ok = r.i == identity and r.e ~= nil and r.g ~= nil
-      and (r.s == 'U' or (r.f and r.t and r.a and r.k and (r.s ~= 'I' or r.l)))
+      and (r.s == 'U' or (r.f and r.t and r.a and r.k and (r.s ~= 'I' or r.l) and (r.s ~= 'C' or r.o or r.x)))
       and (r.s == 'I' or r.s == 'C' or r.s == 'R' or r.s == 'U')
     if not ok then
       return {n = 0, u = 0}, true
