@@ -37,6 +37,7 @@ class ModulePathIT {
             "idem-store-jdbc", "dev.idem.store.jdbc",
             "idem-store-redis", "dev.idem.store.redis",
             "idem-store-dynamodb", "dev.idem.store.dynamodb",
+            "idem-store-hybrid", "dev.idem.store.hybrid",
             "idem-store-tck", "dev.idem.store.tck");
 
     @Test
