@@ -28,6 +28,21 @@ final class StatementCounter {
         return executed.get();
     }
 
+    /** Waits (bounded) until at least {@code n} statements were executed in all. */
+    boolean awaitExecuted(long n, long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+        synchronized (executed) {
+            while (executed.get() < n) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                executed.wait(Math.max(1, left / 1_000_000));
+            }
+            return true;
+        }
+    }
+
     DataSource dataSource() {
         return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
                 (proxy, method, args) -> {
@@ -52,10 +67,16 @@ final class StatementCounter {
 
     private InvocationHandler counting(Object statement) {
         return (proxy, method, args) -> {
-            if (method.getName().startsWith("execute")) {
-                executed.incrementAndGet();
+            try {
+                return invoke(statement, method, args);
+            } finally {
+                if (method.getName().startsWith("execute")) {
+                    synchronized (executed) {
+                        executed.incrementAndGet();
+                        executed.notifyAll();
+                    }
+                }
             }
-            return invoke(statement, method, args);
         };
     }
 
