@@ -47,6 +47,7 @@ class GateLossTest {
     private static final int KEYS = 40;
     private static final int THREADS = 8;
     private static final int CALLS_PER_THREAD = 60;
+    private static final int SLACK = 16;
     private static final byte[] PREFIX = HybridIdempotencyStore.DEFAULT_KEY_PREFIX.getBytes(StandardCharsets.UTF_8);
 
     /** A record as an older state would have it: in progress under an old token, lease ending in 500 ms. */
@@ -64,6 +65,7 @@ class GateLossTest {
     private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
     private final Map<String, List<String>> answers = new ConcurrentHashMap<>();
     private final AtomicInteger done = new AtomicInteger();
+    private int allowed = THREADS * CALLS_PER_THREAD / 8 + SLACK;
     private final List<RedisClient> clients = new ArrayList<>();
     private volatile RedisServer redis;
 
@@ -106,6 +108,7 @@ class GateLossTest {
                 int thread = t;
                 callers.add(pool.submit(() -> {
                     for (int i = 0; i < CALLS_PER_THREAD; i++) {
+                        awaitAllowed();
                         String k = keys.get(rnd.nextInt(KEYS));
                         answers.get(k).add(call(engines.get((thread + i) % engines.size()), k));
                         synchronized (done) {
@@ -166,23 +169,31 @@ class GateLossTest {
         }
     }
 
-    /** The faults, each once the callers have made some progress since the last one. */
+    /**
+     * The faults, each once the callers have made some progress since the last one. Callers may
+     * run at most {@link #SLACK} calls past the point where a fault is due before it is done, so
+     * every fault happens with calls in flight and none is left for after the last call.
+     */
     private void chaos(RedisClient admin) throws Exception {
         int total = THREADS * CALLS_PER_THREAD;
         awaitProgress(total / 8);
         admin.flushAll();
 
+        allow(total * 2 / 8);
         awaitProgress(total * 2 / 8);
         // Stale in-progress records: an old token whose lease ends within half a second.
         for (byte[] k : gateKeys(admin, 6)) {
             admin.eval(b(STALE_IN_PROGRESS), List.of(k), List.of());
         }
 
+        allow(total * 3 / 8);
         awaitProgress(total * 3 / 8);
         redis.stop();
+        allow(total * 4 / 8);
         awaitProgress(total * 4 / 8);
         redis = GateRedis.start(port);
 
+        allow(total * 5 / 8);
         awaitProgress(total * 5 / 8);
         // The admin client's pooled connections died with the old server: the first command after
         // the restart may fail on one of them, and the pool drops it.
@@ -203,14 +214,32 @@ class GateLossTest {
             }
         }
 
+        allow(total * 6 / 8);
         awaitProgress(total * 6 / 8);
         // Completed records turned back to RELEASED (a lost completion, an older snapshot).
         for (byte[] k : gateKeys(admin, 6)) {
             admin.eval(b(STALE_RELEASED), List.of(k), List.of());
         }
 
+        allow(total * 7 / 8);
         awaitProgress(total * 7 / 8);
         admin.flushAll();
+        allow(total);
+    }
+
+    private void allow(int calls) {
+        synchronized (done) {
+            allowed = calls + SLACK;
+            done.notifyAll();
+        }
+    }
+
+    private void awaitAllowed() throws InterruptedException {
+        synchronized (done) {
+            while (done.get() >= allowed) {
+                done.wait();
+            }
+        }
     }
 
     private void awaitProgress(int calls) throws InterruptedException {
