@@ -110,7 +110,8 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
     public boolean release(IdempotencyKey key, long fencingToken) {
         boolean done = ops.fenced(key, fencingToken, () -> truth.release(key, fencingToken), ok -> ok);
         if (done) {
-            ops.finished(key, fencingToken, 'R', 0);
+            // The database keeps the released record's expiry, which this call does not know.
+            ops.finished(key, fencingToken, 'R', GatedOperations.UNKNOWN_MS);
         }
         return done;
     }

@@ -40,6 +40,8 @@ import org.jspecify.annotations.Nullable;
  * Any gate failure leaves the call to the database alone.
  */
 public final class GatedOperations {
+    /** How long a gate record that says "ask the database" lasts when the record's expiry is not known. */
+    public static final long UNKNOWN_MS = Gate.UNKNOWN_MS;
     /** The longest a fenced operation waits for a predicted claim of its token to reach the database. */
     static final Duration PREDICTION_WAIT = Duration.ofSeconds(5);
     private static final System.Logger LOG = System.getLogger(GatedOperations.class.getName());
