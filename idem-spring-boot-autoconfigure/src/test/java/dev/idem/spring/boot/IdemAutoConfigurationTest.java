@@ -1,4 +1,4 @@
-package dev.idem.spring;
+package dev.idem.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,6 +8,9 @@ import dev.idem.api.KeyReusedException;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.micrometer.IdempotencyMetrics;
+import dev.idem.spring.Idempotent;
+import dev.idem.spring.MissingScopeException;
+import dev.idem.spring.SpringTransactionalIdempotency;
 import dev.idem.store.dynamodb.DynamoDbIdempotencyStore;
 import dev.idem.store.jdbc.JdbcDialect;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
@@ -29,8 +32,6 @@ import java.net.URI;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.health.HealthIndicator;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
@@ -48,7 +49,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 class IdemAutoConfigurationTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(IdemAutoConfiguration.class, IdemAopAutoConfiguration.class,
-                    IdemHealthAutoConfiguration.class, AopAutoConfiguration.class))
+                    AopAutoConfiguration.class))
             .withPropertyValues("idem.purge.enabled=false");
 
     @Test
@@ -58,8 +59,6 @@ class IdemAutoConfigurationTest {
             assertThat(ctx.getBean(IdempotencyStore.class)).isInstanceOf(MemoryIdempotencyStore.class);
             IdempotencyEngine engine = ctx.getBean(IdempotencyEngine.class);
             assertThat(engine.execute(IdempotencyKey.of("s", "op", "k"), "{}", c -> 1).value()).isEqualTo(1);
-            assertThat(ctx.getBean("idemHealthIndicator", HealthIndicator.class).health().getStatus())
-                    .isEqualTo(Status.UP);
         });
     }
 
@@ -172,15 +171,6 @@ class IdemAutoConfigurationTest {
     }
 
     @Test
-    void theHealthIndicatorIsDownWhenTheStoreFails() {
-        runner.withBean(DataSource.class, () -> new org.springframework.jdbc.datasource.DriverManagerDataSource(
-                        "jdbc:h2:mem:down;DB_CLOSE_DELAY=-1"))
-                .withPropertyValues("idem.store.jdbc.table=never_created")
-                .run(ctx -> assertThat(ctx.getBean("idemHealthIndicator", HealthIndicator.class).health()
-                        .getStatus()).isEqualTo(Status.DOWN));
-    }
-
-    @Test
     void thePurgeRunsForStoresWithoutNativeExpiryOnly() {
         ApplicationContextRunner plain = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(IdemAutoConfiguration.class));
@@ -198,7 +188,8 @@ class IdemAutoConfigurationTest {
 
     @Test
     void idempotentMethodsRunOncePerKey() {
-        runner.withUserConfiguration(ChargeServiceConfig.class).run(ctx -> {
+        runner.withUserConfiguration(ChargeServiceConfig.class).withPropertyValues("idem.aop.default-scope=batch")
+                .run(ctx -> {
             ChargeService service = ctx.getBean(ChargeService.class);
             ChargeRequest request = new ChargeRequest("c-1", 1050);
             Receipt first = service.charge(request);
@@ -212,6 +203,19 @@ class IdemAutoConfigurationTest {
             assertThat(service.refund("r-1", false)).isEqualTo("refunded r-1");
             assertThat(service.refund("r-1", false)).isEqualTo("refunded r-1");
             assertThat(service.refunds()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void anIdempotentCallWithoutAnyScopeIsRefusedNotPutInASharedDefaultKeySpace() {
+        runner.withUserConfiguration(ChargeServiceConfig.class).run(ctx -> {
+            ChargeService service = ctx.getBean(ChargeService.class);
+            assertThatThrownBy(() -> service.charge(new ChargeRequest("c-1", 1050)))
+                    .isInstanceOf(MissingScopeException.class).hasMessageContaining("idem.aop.default-scope")
+                    .satisfies(e -> assertThat(((MissingScopeException) e).httpStatus()).isEqualTo(401));
+            assertThat(service.runs()).isZero();
+            assertThat(ctx.getBean(IdempotencyStore.class).find(IdempotencyKey.of("default", "create-charge", "c-1")))
+                    .isEmpty();
         });
     }
 

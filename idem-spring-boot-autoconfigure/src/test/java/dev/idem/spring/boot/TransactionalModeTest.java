@@ -1,4 +1,4 @@
-package dev.idem.spring;
+package dev.idem.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,6 +8,8 @@ import dev.idem.api.LeaseLostException;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.engine.Result;
+import dev.idem.spring.Idempotent;
+import dev.idem.spring.SpringTransactionalIdempotency;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -70,7 +72,7 @@ class TransactionalModeTest {
                 .withBean(DataSource.class, () -> ds)
                 .withBean(IdempotencyStore.class, () -> store)
                 .withBean(PaymentService.class)
-                .withPropertyValues("idem.purge.enabled=false", "idem.lease=30s");
+                .withPropertyValues("idem.purge.enabled=false", "idem.lease=30s", "idem.aop.default-scope=default");
     }
 
     private static int rows(JdbcTemplate jdbc, String worker) {
