@@ -30,8 +30,8 @@ import java.util.function.Supplier;
  *
  * <h2>Observations</h2>
  * <ul>
- *   <li>{@value #EXECUTION}, one per {@link #observe observed} engine call (contextual name
- *       {@code idem <operation>}): low-cardinality {@value #OPERATION} (the name the caller gave:
+ *   <li>{@value #EXECUTION}, one per {@link #observe observed} engine call (contextual name, so
+ *       span name, {@code idem <operation>} in lower case): low-cardinality {@value #OPERATION} (the name the caller gave:
  *       a route template or an annotation's operation, never a raw path), {@value #OUTCOME}
  *       ({@link IdempotencyEvent.Type#outcome()}, or {@value #NO_OUTCOME} when the call failed
  *       before the engine decided, for example with the store down) and {@value #STORE_KIND};

@@ -23,9 +23,13 @@ public class IdempotencyObservationConvention implements ObservationConvention<I
         return IdempotencyObservation.EXECUTION;
     }
 
+    /**
+     * {@code idem <operation>}, lower case ({@code idem post /orders/{id}/confirm}): span names
+     * with upper-case letters are rewritten by some Micrometer Tracing versions.
+     */
     @Override
     public String getContextualName(IdempotencyObservationContext context) {
-        return "idem " + context.operationName();
+        return "idem " + context.operationName().toLowerCase(java.util.Locale.ROOT);
     }
 
     @Override
