@@ -8,8 +8,11 @@ package dev.idem.spring.boot;
 public class StoreClientMissingException extends IllegalStateException {
     private static final long serialVersionUID = 1L;
 
+    /** The configured kind. */
     private final String kind;
+    /** The missing client bean. */
     private final String client;
+    /** The idem module the store needs. */
     private final String module;
 
     /**
