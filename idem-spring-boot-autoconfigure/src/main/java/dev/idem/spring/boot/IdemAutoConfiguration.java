@@ -6,6 +6,7 @@ import dev.idem.engine.FailureClassifier;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyListener;
 import dev.idem.engine.InProgressPolicy;
+import dev.idem.engine.JsonCodec;
 import dev.idem.http.PrincipalResolver;
 import dev.idem.spring.SpringPrincipals;
 import dev.idem.spring.StoreDecorator;
@@ -34,7 +35,8 @@ import org.springframework.context.annotation.Import;
  * else the memory store, with a warning since it holds records in one process only. A named
  * kind that the application cannot provide fails startup with Boot's failure report
  * ({@link IdemFailureAnalyzer}). The engine, unless the application defines one, takes the
- * {@code idem.*} settings, the application's Jackson 2 {@link ObjectMapper} and
+ * {@code idem.*} settings, the application's {@link JsonCodec} (the Boot 4 starter makes one of the
+ * application's Jackson 3 {@code JsonMapper}) or else its Jackson 2 {@link ObjectMapper}, its
  * {@link FailureClassifier} if any, and every {@link IdempotencyListener} bean (the
  * instrumentation contributes one). The {@link PrincipalResolver}, unless the application
  * defines one, is the scoping rule the filter and {@code @Idempotent} share
@@ -121,7 +123,8 @@ public class IdemAutoConfiguration {
      * @param properties the {@code idem.*} settings
      * @param listeners every listener bean, in order
      * @param decorators wrappers of the store (observations, spans, the transactional mode's view)
-     * @param objectMapper the application's Jackson 2 mapper, if any
+     * @param jsonCodec the application's JSON codec (on Boot 4: Jackson 3 over its {@code JsonMapper}), if any
+     * @param objectMapper the application's Jackson 2 mapper, used when there is no codec
      * @param classifier the application's failure classifier, if any
      * @return the engine
      */
@@ -129,7 +132,8 @@ public class IdemAutoConfiguration {
     @ConditionalOnMissingBean(IdempotencyEngine.class)
     public IdempotencyEngine idempotencyEngine(IdempotencyStore store, IdemProperties properties,
             ObjectProvider<IdempotencyListener> listeners, ObjectProvider<StoreDecorator> decorators,
-            ObjectProvider<ObjectMapper> objectMapper, ObjectProvider<FailureClassifier> classifier) {
+            ObjectProvider<JsonCodec> jsonCodec, ObjectProvider<ObjectMapper> objectMapper,
+            ObjectProvider<FailureClassifier> classifier) {
         IdempotencyStore used = store;
         for (StoreDecorator d : decorators.orderedStream().collect(Collectors.toList())) {
             used = d.decorate(used);
@@ -144,7 +148,12 @@ public class IdemAutoConfiguration {
         if (properties.getNearCache() > 0) {
             b.nearCache(properties.getNearCache());
         }
-        objectMapper.ifUnique(b::objectMapper);
+        JsonCodec codec = jsonCodec.getIfUnique();
+        if (codec != null) {
+            b.jsonCodec(codec);
+        } else {
+            objectMapper.ifUnique(b::objectMapper);
+        }
         classifier.ifUnique(b::failureClassifier);
         return b.build();
     }
