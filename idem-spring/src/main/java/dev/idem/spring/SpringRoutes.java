@@ -142,7 +142,8 @@ public final class SpringRoutes implements RouteResolver {
             if (matched.isEmpty()) {
                 return Optional.empty();
             }
-            route = matched.get();
+            // A handler without a pattern to name (a mapping that records none): the configured one.
+            route = matched.get().isEmpty() ? configured.getPatternString() : matched.get();
         }
         String named = route;
         ServerHttpObservationFilter.findObservationContext(request).ifPresent(c -> c.setPathPattern(named));
@@ -159,8 +160,9 @@ public final class SpringRoutes implements RouteResolver {
     }
 
     /**
-     * The pattern Spring MVC matches for {@code request}, empty if no handler serves it or its
-     * handler refuses it for its method or media type.
+     * The pattern Spring MVC matches for {@code request} (an empty string when its mapping
+     * records none), or empty if no handler serves it or its handler refuses it for its method or
+     * media type.
      */
     private static Optional<String> mvcRoute(List<HandlerMapping> mappings, HttpServletRequest request) {
         boolean parsedHere = !ServletRequestPathUtils.hasParsedRequestPath(request);
@@ -178,7 +180,7 @@ public final class SpringRoutes implements RouteResolver {
                 }
                 if (chain != null) {
                     Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-                    return pattern == null ? Optional.empty() : Optional.of(pattern.toString());
+                    return Optional.of(pattern == null ? "" : pattern.toString());
                 }
             }
             return Optional.empty();
