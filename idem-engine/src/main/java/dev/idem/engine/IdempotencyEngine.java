@@ -139,8 +139,9 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.store = b.store != null ? b.store
                 : StoreDiscovery.discover(b.classLoader != null ? b.classLoader
                         : Thread.currentThread().getContextClassLoader(), b.clock, b.properties);
-        this.codec = new OutcomeCodec(b.mapper != null ? b.mapper : new ObjectMapper().findAndRegisterModules());
-        this.fingerprinter = new Fingerprinter(codec.mapper(), b.maxRequestBytes, PointerSet.of(b.excluded));
+        this.codec = b.json != null ? new OutcomeCodec(b.json)
+                : new OutcomeCodec(b.mapper != null ? b.mapper : new ObjectMapper().findAndRegisterModules());
+        this.fingerprinter = new Fingerprinter(codec.json(), b.maxRequestBytes, PointerSet.of(b.excluded));
         this.ticker = b.ticker;
         this.random = b.random;
         this.tokenBase = new SecureRandom().nextLong();
@@ -417,6 +418,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public static final class Builder {
         private IdempotencyStore store;
         private ObjectMapper mapper;
+        private JsonCodec json;
         private Clock clock = Clock.systemUTC();
         private Ticker ticker = Ticker.system();
         private RandomGenerator random = () -> ThreadLocalRandom.current().nextLong();
@@ -465,6 +467,20 @@ public final class IdempotencyEngine implements AutoCloseable {
         public Builder objectMapper(ObjectMapper mapper) {
             once("objectMapper");
             this.mapper = Objects.requireNonNull(mapper, "objectMapper");
+            return this;
+        }
+
+        /**
+         * The JSON library for results, step results and object requests, instead of Jackson 2
+         * ({@link JsonCodec}; idem-jackson3 has Jackson 3). Fingerprints do not depend on it for
+         * requests both libraries write alike. Not together with {@link #objectMapper}.
+         *
+         * @param codec the codec
+         * @return this builder
+         */
+        public Builder jsonCodec(JsonCodec codec) {
+            once("jsonCodec");
+            this.json = Objects.requireNonNull(codec, "jsonCodec");
             return this;
         }
 
@@ -682,9 +698,14 @@ public final class IdempotencyEngine implements AutoCloseable {
          *
          * @return the engine
          * @throws IllegalArgumentException if the lease is not shorter than the TTL
-         * @throws IllegalStateException if no store was given and discovery finds zero or several
+         * @throws IllegalStateException if both {@code objectMapper} and {@code jsonCodec} were set, or
+         *     if no store was given and discovery finds zero or several
          */
         public IdempotencyEngine build() {
+            if (json != null && mapper != null) {
+                throw new IllegalStateException("objectMapper and jsonCodec were both set; the codec writes JSON, "
+                        + "give the mapper to the codec instead");
+            }
             if (lease.compareTo(ttl) >= 0) {
                 throw new IllegalArgumentException("lease (" + lease + ") must be shorter than ttl (" + ttl + ")");
             }
