@@ -13,15 +13,15 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
-import org.apache.kafka.server.common.Features;
+import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
 
 /**
  * One Kafka broker in KRaft mode (broker and controller in one node) in this JVM, from the
  * Maven artifacts: the log directory is formatted as {@code kafka-storage format} would, then
  * {@link KafkaRaftServer} starts. {@link #shared()} is started once per test JVM on first use
- * and stopped by a shutdown hook; a test that stops and restarts a broker starts its own with
- * {@link #start()}. Settings are the smallest that work on one node (replication factor 1, one
+ * and stopped by a shutdown hook; a test may stop and restart it (test classes run one at a
+ * time), or start a broker of its own with {@link #start()}. Settings are the smallest that work on one node (replication factor 1, one
  * offsets partition, no rebalance delay). A restart keeps the log directory and the ports.
  */
 final class EmbeddedKafka implements AutoCloseable {
@@ -81,7 +81,7 @@ final class EmbeddedKafka implements AutoCloseable {
                     .setNodeId(1).setClusterId(Uuid.randomUuid().toString())
                     .setDirectories(List.of(dir.toString())).setMetadataLogDirectory(dir.toString())
                     .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
-                    .setSupportedFeatures(Features.PRODUCTION_FEATURES)
+                    .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
                     .setControllerListenerName("CONTROLLER").run();
             EmbeddedKafka kafka = new EmbeddedKafka(config, "localhost:" + brokerPort);
             kafka.startServer();
@@ -117,6 +117,13 @@ final class EmbeddedKafka implements AutoCloseable {
             throw new IllegalStateException("the broker is running");
         }
         startServer();
+    }
+
+    /** Restarts the broker if a test left it stopped. */
+    synchronized void ensureRunning() {
+        if (server == null) {
+            startServer();
+        }
     }
 
     @Override

@@ -25,7 +25,7 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.common.ConsumerGroupState;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.h2.jdbcx.JdbcDataSource;
@@ -172,7 +172,7 @@ class KafkaRebalanceTest {
     }
 
     private static boolean stable(ConsumerGroupDescription group, String member) {
-        return group.state() == ConsumerGroupState.STABLE && group.members().size() == 1
+        return group.groupState() == GroupState.STABLE && group.members().size() == 1
                 && group.members().iterator().next().clientId().equals(member);
     }
 

@@ -27,6 +27,7 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -34,36 +35,31 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.h2.jdbcx.JdbcDataSource;
 import org.jdbi.v3.core.Jdbi;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Restarts of everything, on a broker of this class's own: the broker dies in the middle of a
- * consumer's poll (its offset commit fails), stays down while the outbox fills and the relay
- * backs off, then the relay, the consumer, the database (H2 on disk) and the broker all restart.
+ * Restarts of everything: the broker dies in the middle of a consumer's poll (its offset commit
+ * fails), stays down while the outbox fills and the relay backs off, then the relay, the
+ * consumer, the database (H2 on disk) and the broker all restart. The broker is the shared one
+ * (test classes run one after another; it is running again when this class ends).
  * From outside: a transactional inbox booked every event exactly once, each key's events in
  * enqueue order, the group drained, and the backoff showed in the relay's meters.
  */
 @Timeout(240)
 class KafkaRestartTest {
     private static final int KEYS = 4;
-    private static EmbeddedKafka broker;
+    private static final EmbeddedKafka BROKER = EmbeddedKafka.shared();
 
-    @BeforeAll
-    static void start() {
-        broker = EmbeddedKafka.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        broker.close();
+    @AfterEach
+    void running() {
+        BROKER.ensureRunning();
     }
 
     private static KafkaProducer<byte[], byte[]> relayProducer() {
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BROKER.bootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -96,7 +92,7 @@ class KafkaRestartTest {
 
     @Test
     void theBacklogSurvivesRestartsOfBrokerRelayConsumerAndDatabaseWithoutLossOrReorder() throws Exception {
-        Kafka kafka = new Kafka(broker.bootstrapServers());
+        Kafka kafka = new Kafka(BROKER.bootstrapServers());
         String topic = kafka.topic("restart", 2);
         Path dir = Files.createTempDirectory("idem-restart-");
         JdbcDataSource ds = new JdbcDataSource();
@@ -115,7 +111,7 @@ class KafkaRestartTest {
                 .consumer("ledger").maxAttempts(100).transactionalHandler((m, c) -> store.inTransaction(c.key(),
                         c.fencingToken(), c.ttl(), c::encode, h -> {
                             if (booked.incrementAndGet() == 3) {
-                                broker.stop();   // the broker dies in the middle of the poll
+                                BROKER.stop();   // the broker dies in the middle of the poll
                             }
                             String body = new String((byte[]) m.payload(), StandardCharsets.UTF_8);
                             int n = Integer.parseInt(body.replaceAll("\\D", ""));
@@ -144,7 +140,7 @@ class KafkaRestartTest {
             for (int poll = 0; poll < 50 && beforeCrash.stream().noneMatch(PollResult::failed); poll++) {
                 beforeCrash.add(handler.pollOnce(consumer, Duration.ofMillis(200)));
             }
-            consumer.close(Duration.ZERO);
+            consumer.close(CloseOptions.timeout(Duration.ZERO));
         }
         assertThat(beforeCrash).as("the commit after the broker died failed").anyMatch(PollResult::failed);
 
@@ -166,7 +162,7 @@ class KafkaRestartTest {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             s.execute("SHUTDOWN");   // closes the database file; the next connection opens it again
         }
-        broker.restart();
+        BROKER.restart();
         try (KafkaProducer<byte[], byte[]> producer = relayProducer()) {
             Relay second = relay(outbox, producer, clock, metrics);
             for (int round = 0; round < 200 && outbox.backlog().pending() > 0; round++) {
