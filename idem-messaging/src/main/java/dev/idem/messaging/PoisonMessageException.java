@@ -24,6 +24,7 @@ public class PoisonMessageException extends IdempotencyException {
         INVALID_PAYLOAD
     }
 
+    /** What is wrong with the delivery. */
     private final Reason reason;
 
     /**
