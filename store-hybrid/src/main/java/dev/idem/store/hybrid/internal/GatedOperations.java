@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>Only the database grants a claim. The gate answers a claim only with a completed
  *       record it copied from a database answer, or with a live lease of the same request.</li>
- *   <li>When the gate knows the key is free (no record, or RELEASED), it writes the claim's
+ *   <li>When the gate has no record of the key, it writes the claim's
  *       own record first (a prediction) and then asks the database, so duplicates arriving
  *       meanwhile are refused without a database statement. Every other claim that reaches the
  *       database is counted in the gate while it is in flight, and no prediction is made

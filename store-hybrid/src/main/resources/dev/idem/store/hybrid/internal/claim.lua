@@ -3,7 +3,8 @@
 --   A  answer from the gate: a completed record (any fingerprint), or a live lease of this request
 --   R  a completed record whose outcome the gate does not keep: read it from the database
 --   F  a predicted lease of another request: check the database before answering
---   P  predicted: the gate wrote this claim's own IN_PROGRESS record; the database decides now
+--   P  predicted (only when the gate has no record of the key): the gate wrote this claim's own
+--      IN_PROGRESS record; the database decides now
 --   D  the gate cannot tell: ask the database (counted in n, so nobody predicts meanwhile)
 --   X  as D, and the record there was not this key's gate record (foreign): it is gone
 local key, identity, fp, token = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
@@ -55,9 +56,9 @@ if live(r, now) then
     end
     return to_database()
   end
-  if r.s == 'R' and trusted and not pending then
-    return predict(r.a + 1, r.k)
-  end
+  -- A RELEASED record is not predicted over: its holder may still repeat its release (acknowledged
+  -- by the database until the next claim lands), and a journal it kept would be missing from a
+  -- prediction. The database decides, counted, and the gate copies its answer.
   return to_database()
 end
 if pending then
