@@ -28,12 +28,16 @@ class FaultyStore implements IdempotencyStore {
     volatile boolean releaseRefused;
     /** When set, the next complete throws it (once). */
     volatile StoreUnavailableException completeFailureOnce;
+    /** When set, every checkpoint throws it, after the write landed if {@link #checkpointLands}. */
+    volatile StoreUnavailableException checkpointFailure;
+    volatile boolean checkpointLands;
     /** When set, the capabilities claim a server clock. */
     volatile boolean serverClock;
     volatile int maxOutcomeBytes = Integer.MAX_VALUE;
     final AtomicInteger claims = new AtomicInteger();
     final AtomicInteger completes = new AtomicInteger();
     final AtomicInteger releases = new AtomicInteger();
+    final AtomicInteger checkpoints = new AtomicInteger();
 
     FaultyStore(IdempotencyStore delegate) {
         this.delegate = delegate;
@@ -83,6 +87,14 @@ class FaultyStore implements IdempotencyStore {
 
     @Override
     public boolean checkpoint(IdempotencyKey key, long token, byte[] journal) {
+        checkpoints.incrementAndGet();
+        StoreUnavailableException failure = checkpointFailure;
+        if (failure != null) {
+            if (checkpointLands) {
+                delegate.checkpoint(key, token, journal);
+            }
+            throw failure;
+        }
         return delegate.checkpoint(key, token, journal);
     }
 
