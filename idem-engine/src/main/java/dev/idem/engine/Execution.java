@@ -399,7 +399,7 @@ final class Execution<T> {
 
     /** Nanoseconds from {@code now} to {@code until}, both on the store's clock; never negative. */
     static long timeLeft(Instant now, Instant until) {
-        return Math.max(0, nonNegative(Duration.between(now, until)).toNanos());
+        return nonNegative(Duration.between(now, until)).toNanos();
     }
 
     private static Duration nonNegative(Duration d) {

@@ -153,6 +153,8 @@ class StepsEndByTheEnginesRecordTest {
         store.checkpointFailure = null;
 
         assertThat(memory.find(k).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+        // A retry a second later, well inside the lease: neither released nor handed back.
+        clock.advance(Duration.ofSeconds(1));
         assertThatThrownBy(() -> engine.execute(k, "{}", String.class, work))
                 .isInstanceOf(RequestInProgressException.class);
         assertThat(effects).hasSize(1);

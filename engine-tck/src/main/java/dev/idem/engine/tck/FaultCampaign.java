@@ -169,11 +169,11 @@ final class FaultCampaign {
             case SAME:
                 return EnumSet.allOf(Fault.class);
             case SKEWED:
-                // Where the engine judges a lease: a lapse, a takeover before or after the call, a dead claim.
-                return EnumSet.of(Fault.LAPSE_BEFORE, Fault.TAKEOVER_BEFORE, Fault.TAKEOVER_AFTER, Fault.CRASH_AFTER);
+                // Where the engine judges a lease: a lapse it must renew, a takeover it must notice, a dead claim.
+                return EnumSet.of(Fault.LAPSE_BEFORE, Fault.TAKEOVER_AFTER, Fault.CRASH_AFTER);
             default:
-                // Where a duplicate waits for a claim to lapse: a dead worker's, a kept one, a lost reply's.
-                return EnumSet.of(Fault.PERMANENT, Fault.TIMEOUT_LANDED, Fault.CRASH_BEFORE, Fault.CRASH_AFTER);
+                // Where a duplicate waits for a claim to lapse: a dead worker's, or one kept after a failed write.
+                return EnumSet.of(Fault.PERMANENT, Fault.CRASH_BEFORE, Fault.CRASH_AFTER);
         }
     }
 

@@ -32,9 +32,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       so that it releases nothing.</li>
  * </ul>
  * Every script also runs with the engines' wall clock 5 to 25 s ahead of and behind the store's
- * (under the faults where the engine judges a lease: lapses, takeovers, a dead claim), and with
- * it stepped an hour back and forth while the engines wait for a held key (under the faults that
- * leave one held: a permanent failure, a lost reply, a crash).
+ * (under the faults where the engine judges a lease: a lapse, a takeover after the call, a dead
+ * claim), and with it stepped an hour back and forth while the engines wait for a held key
+ * (under the faults that leave one held: a permanent failure, a crash).
  *
  * <p>After each run, from outside the engine: every effect reached the downstream system at most
  * once, except the one effect a fault left to run again, documented as such (a step whose
