@@ -176,4 +176,38 @@ class EdgesOfTheEngineTest {
         assertThatThrownBy(() -> IdempotencyEngine.builder().maxOutcomeBytes(0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("positive");
     }
+
+    @Test
+    void aFinalFailureTheStoreRefusesForGoodIsStoredAsAMarker() {
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
+                .failureClassifier(e -> FailureDecision.finalFailure("declined", "card declined")).build();
+        Work<String> work = ctx -> {
+            runs.incrementAndGet();
+            throw new IllegalStateException("declined");
+        };
+        store.completeFailureOnce = new dev.idem.api.StoreUnavailableException("quota", null, false);
+        assertThatThrownBy(() -> engine.execute(key("refused"), "{}", String.class, work))
+                .isInstanceOfSatisfying(OutcomeNotStoredException.class, e -> assertThat(e.reason())
+                        .isEqualTo("the store refused the final failure 'declined': quota"));
+        store.completeFailureOnce = new IllegalArgumentException("too big for me");
+        assertThatThrownBy(() -> engine.execute(key("refused-size"), "{}", String.class, work))
+                .isInstanceOfSatisfying(OutcomeNotStoredException.class, e -> assertThat(e.reason())
+                        .isEqualTo("the store refused the final failure 'declined': too big for me"));
+        for (String k : List.of("refused", "refused-size")) {
+            assertThatThrownBy(() -> engine.execute(key(k), "{}", String.class, work))
+                    .isInstanceOfSatisfying(OutcomeNotStoredException.class, e -> assertThat(e.replayed()).isTrue());
+        }
+        assertThat(runs).hasValue(2);
+    }
+
+    @Test
+    void aFinalFailureOfExactlyTheLimitIsStored() {
+        byte[] failure = new dev.idem.engine.internal.OutcomeCodec(new com.fasterxml.jackson.databind.ObjectMapper())
+                .encodeFailure("declined", "card declined");
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).maxOutcomeBytes(failure.length)
+                .failureClassifier(e -> FailureDecision.finalFailure("declined", "card declined")).build();
+        assertThatThrownBy(() -> engine.execute(key("exact"), "{}", String.class, ctx -> {
+            throw new IllegalStateException("no");
+        })).isInstanceOf(dev.idem.api.FinalFailureException.class).isNotInstanceOf(OutcomeNotStoredException.class);
+    }
 }

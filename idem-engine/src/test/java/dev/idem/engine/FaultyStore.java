@@ -27,7 +27,7 @@ class FaultyStore implements IdempotencyStore {
     /** When set, release answers false (the token lost) without asking the store. */
     volatile boolean releaseRefused;
     /** When set, the next complete throws it (once). */
-    volatile StoreUnavailableException completeFailureOnce;
+    volatile RuntimeException completeFailureOnce;
     /** When set, every checkpoint throws it, after the write landed if {@link #checkpointLands}. */
     volatile StoreUnavailableException checkpointFailure;
     volatile boolean checkpointLands;
@@ -38,6 +38,10 @@ class FaultyStore implements IdempotencyStore {
     final AtomicInteger completes = new AtomicInteger();
     final AtomicInteger releases = new AtomicInteger();
     final AtomicInteger checkpoints = new AtomicInteger();
+    final AtomicInteger extensions = new AtomicInteger();
+    /** When set, extendLease answers empty (the token lost) without asking the store. */
+    volatile boolean extendRefused;
+    volatile boolean extendDown;
 
     FaultyStore(IdempotencyStore delegate) {
         this.delegate = delegate;
@@ -65,7 +69,7 @@ class FaultyStore implements IdempotencyStore {
         if (completeRefused) {
             return false;
         }
-        StoreUnavailableException once = completeFailureOnce;
+        RuntimeException once = completeFailureOnce;
         if (once != null) {
             completeFailureOnce = null;
             throw once;
@@ -100,6 +104,13 @@ class FaultyStore implements IdempotencyStore {
 
     @Override
     public Optional<Instant> extendLease(IdempotencyKey key, long token, Duration lease) {
+        extensions.incrementAndGet();
+        if (extendDown) {
+            throw down();
+        }
+        if (extendRefused) {
+            return Optional.empty();
+        }
         return delegate.extendLease(key, token, lease);
     }
 

@@ -82,6 +82,8 @@ class StepsEndByTheEnginesRecordTest {
         } else {
             assertThat(first).isInstanceOfSatisfying(StepNotJournaledException.class,
                     e -> assertThat(e.code()).isEqualTo(StepNotJournaledException.CODE));
+            // What the work threw instead is kept with it.
+            assertThat(first.getSuppressed()).hasSize(hiding == Hiding.TRANSLATES ? 1 : 0);
         }
         clock.advance(LEASE.plusSeconds(1));
         assertThatThrownBy(() -> engine.execute(k, "{}", String.class, work))
@@ -147,9 +149,14 @@ class StepsEndByTheEnginesRecordTest {
                 throw e;
             }
         };
-        assertThatThrownBy(() -> engine.execute(k, "{}", String.class, work))
-                .isInstanceOf(handling == Handling.RETHROWS ? StoreUnavailableException.class
-                        : IllegalStateException.class);
+        Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> engine.execute(k, "{}", String.class,
+                work));
+        if (handling == Handling.RETHROWS) {
+            assertThat(thrown).isInstanceOf(StoreUnavailableException.class);
+        } else {
+            assertThat(thrown).isInstanceOf(IllegalStateException.class);
+            assertThat(thrown.getSuppressed()).singleElement().isInstanceOf(StoreUnavailableException.class);
+        }
         store.checkpointFailure = null;
 
         assertThat(memory.find(k).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
@@ -256,5 +263,94 @@ class StepsEndByTheEnginesRecordTest {
             return "never";
         })).isInstanceOfSatisfying(FinalFailureException.class,
                 e -> assertThat(e.code()).isEqualTo(StepNotJournaledException.CODE));
+    }
+
+    @Test
+    void anErrorAfterAFailedJournalWriteKeepsTheClaimToo() {
+        IdempotencyKey k = key("error-after-cp");
+        store.checkpointFailure = new StoreUnavailableException("reset", null, false);
+        assertThatThrownBy(() -> engine.execute(k, "{}", String.class, ctx -> {
+            try {
+                ctx.step("charge", () -> effects.add("charge"));
+            } catch (StoreUnavailableException e) {
+                throw new OutOfMemoryError("simulated");
+            }
+            return "never";
+        })).isInstanceOf(OutOfMemoryError.class);
+        store.checkpointFailure = null;
+        assertThat(store.releases).hasValue(0);
+        assertThat(store.extensions).hasValue(0);
+        assertThat(memory.find(k).orElseThrow().leaseExpiresAt()).isAfter(clock.instant().plus(Duration.ofSeconds(29)));
+    }
+
+    @Test
+    void anErrorAfterAJournaledStepHandsTheKeyBack() {
+        IdempotencyKey k = key("error-after-step");
+        assertThatThrownBy(() -> engine.execute(k, "{}", String.class, ctx -> {
+            ctx.step("charge", () -> effects.add("charge"));
+            throw new StackOverflowError("simulated");
+        })).isInstanceOf(StackOverflowError.class);
+        assertThat(store.releases).hasValue(0);
+        StepsTest.assertHandedBack(memory, clock, k);
+        assertThatThrownBy(() -> engine.execute(k, "{\"other\":1}", String.class, ctx -> "never"))
+                .isInstanceOf(KeyReusedException.class);
+    }
+
+    @Test
+    void aHandBackTheStoreRefusesIsALostLeaseAttachedToTheFailure() {
+        IdempotencyKey k = key("refused-hand-back");
+        List<IdempotencyEvent.Type> events = new ArrayList<>();
+        IdempotencyEngine listened = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
+                .listener(e -> events.add(e.type())).build();
+        Work<String> work = ctx -> {
+            ctx.step("charge", () -> effects.add("charge"));
+            store.extendRefused = true;
+            throw new IllegalStateException("later step failed");
+        };
+        assertThatThrownBy(() -> listened.execute(k, "{}", String.class, work))
+                .hasMessage("later step failed")
+                .satisfies(t -> assertThat(t.getSuppressed()).singleElement()
+                        .isInstanceOf(dev.idem.api.LeaseLostException.class));
+        assertThat(events).containsExactly(IdempotencyEvent.Type.LEASE_LOST);
+
+        store.extendRefused = false;
+        store.extendDown = true;
+        IdempotencyKey k2 = key("failed-hand-back");
+        assertThatThrownBy(() -> listened.execute(k2, "{}", String.class, ctx -> {
+            ctx.step("charge", () -> effects.add("charge"));
+            throw new IllegalStateException("later step failed");
+        })).satisfies(t -> assertThat(t.getSuppressed()).singleElement().isInstanceOf(StoreUnavailableException.class));
+        assertThat(events).containsExactly(IdempotencyEvent.Type.LEASE_LOST);
+    }
+
+    @Test
+    void anExtendedLeaseIsNotRenewedBeforeTheNextStepUntilTheExtensionRunsOut() {
+        Result<String> r = engine.execute(key("extended"), "{}", String.class, ctx -> {
+            ctx.step("a", () -> effects.add("a"));
+            ctx.extendLease(Duration.ofMinutes(2));
+            clock.advance(Duration.ofMinutes(1));
+            ctx.step("b", () -> effects.add("b"));
+            assertThat(store.extensions).as("no renewal inside the extension").hasValue(1);
+            clock.advance(Duration.ofMinutes(1));
+            ctx.step("c", () -> effects.add("c"));
+            assertThat(store.extensions).as("renewed once the extension ran out, to the minute").hasValue(2);
+            return "ok";
+        });
+        assertThat(r.stored()).isTrue();
+        assertThat(effects).containsExactly("a", "b", "c");
+    }
+
+    @Test
+    void aJournalTheEngineCannotReadIsAMismatchForWorkThatRunsNoStep() {
+        IdempotencyKey k = key("garbled");
+        assertThatThrownBy(() -> engine.execute(k, "{}", String.class, steps(new String[] {"a"}, true)))
+                .hasMessage("after a");
+        long token = memory.find(k).orElseThrow().fencingToken();
+        assertThat(memory.checkpoint(k, token, "not a journal".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isTrue();
+        clock.advance(Duration.ofSeconds(1));
+        assertThatThrownBy(() -> engine.execute(k, "{}", String.class, ctx -> "no steps"))
+                .isInstanceOf(StepMismatchException.class).hasMessageContaining("cannot be read")
+                .hasCauseInstanceOf(dev.idem.api.IdempotencyException.class);
     }
 }
