@@ -260,9 +260,10 @@ abstract class StepContext implements ExecutionContext {
             synchronized (this) {
                 running = false;
                 if (!ran[0]) {
-                    // The step failed and nothing was journaled: the work may catch that and try it again.
+                    // The step failed and nothing was journaled: the work may catch that and try it
+                    // again. Its position stays taken: it was past the journal's end, where positions
+                    // only need to grow.
                     names.remove(name);
-                    position--;
                 }
             }
         }

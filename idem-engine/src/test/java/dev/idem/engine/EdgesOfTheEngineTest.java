@@ -171,6 +171,10 @@ class EdgesOfTheEngineTest {
 
         store.maxOutcomeBytes = 1000;
         assertThat(IdempotencyEngine.builder().store(store).build().maxOutcomeBytes()).isEqualTo(1000);
+        assertThat(IdempotencyEngine.builder().store(store).maxOutcomeBytes(1000).build().maxOutcomeBytes())
+                .isEqualTo(1000);
+        assertThat(IdempotencyEngine.builder().store(store).maxOutcomeBytes(1).build().maxOutcomeBytes())
+                .isEqualTo(1);
         assertThatThrownBy(() -> IdempotencyEngine.builder().store(store).maxOutcomeBytes(1001).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("holds (1000)");
         assertThatThrownBy(() -> IdempotencyEngine.builder().maxOutcomeBytes(0))

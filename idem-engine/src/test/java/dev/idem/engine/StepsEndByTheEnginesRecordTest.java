@@ -353,4 +353,116 @@ class StepsEndByTheEnginesRecordTest {
                 .isInstanceOf(StepMismatchException.class).hasMessageContaining("cannot be read")
                 .hasCauseInstanceOf(dev.idem.api.IdempotencyException.class);
     }
+
+    @Test
+    void aStaleWorkersRefusedJournalWriteFailsItsStepAndNoLaterStepRuns() {
+        IdempotencyKey k = key("stale");
+        IdempotencyEngine other = IdempotencyEngine.builder().store(memory).ticker(ClockTicker.of(clock)).lease(LEASE)
+                .build();
+        List<Throwable> seen = new ArrayList<>();
+        assertThatThrownBy(() -> engine.execute(k, "{}", String.class, ctx -> {
+            try {
+                ctx.step("charge", () -> {
+                    effects.add("charge@" + ctx.attempt());
+                    if (ctx.attempt() == 1) {
+                        clock.advance(LEASE);
+                        other.execute(k, "{}", String.class, c -> {
+                            c.step("charge", () -> effects.add("charge@" + c.attempt()));
+                            return "taker";
+                        });
+                    }
+                });
+            } catch (dev.idem.api.LeaseLostException e) {
+                seen.add(e);
+            }
+            ctx.step("ship", () -> effects.add("ship"));
+            return "stale";
+        })).isInstanceOf(dev.idem.api.LeaseLostException.class);
+        assertThat(seen).hasSize(1);
+        assertThat(effects).containsExactly("charge@1", "charge@2");
+    }
+
+    @Test
+    void anAtomicActionThatFindsItsOwnLeaseLostStopsTheExecutionEvenBeforeAskingForItsJournal() {
+        List<String> thrown = new ArrayList<>();
+        assertThatThrownBy(() -> engine.execute(key("own-lost"), "{}", String.class, ctx -> {
+            try {
+                ctx.atomicStep("charge", String.class, cp -> {
+                    throw new dev.idem.api.LeaseLostException(ctx.key(), cp.fencingToken());
+                });
+            } catch (dev.idem.api.LeaseLostException e) {
+                thrown.add("charge");
+            }
+            return ctx.step("ship", String.class, () -> "shipped");
+        })).isInstanceOf(dev.idem.api.LeaseLostException.class);
+        assertThat(thrown).containsExactly("charge");
+    }
+
+    @Test
+    void anAtomicActionFailingOnAnotherKeysLeaseBeforeAskingLetsTheWorkGoOn() {
+        IdempotencyKey other = key("someone-else");
+        Result<String> r = engine.execute(key("other-lost"), "{}", String.class, ctx -> {
+            try {
+                ctx.atomicStep("charge", String.class, cp -> {
+                    throw new dev.idem.api.LeaseLostException(other, 1);
+                });
+            } catch (dev.idem.api.LeaseLostException e) {
+                // a nested call's lease: this execution may carry on
+            }
+            return ctx.step("ship", String.class, () -> "shipped");
+        });
+        assertThat(r.value()).isEqualTo("shipped");
+    }
+
+    @Test
+    void atomicStepsTakeGenericResultTypes() {
+        com.fasterxml.jackson.core.type.TypeReference<List<String>> type = new com.fasterxml.jackson.core.type
+                .TypeReference<>() { };
+        Result<String> r = engine.execute(key("generic-atomic"), "{}", String.class, ctx ->
+                ctx.atomicStep("charge", type, cp -> {
+                    List<String> result = List.of("a", "b");
+                    if (!memory.checkpoint(ctx.key(), cp.fencingToken(), cp.journalWith(result))) {
+                        throw new dev.idem.api.LeaseLostException(ctx.key(), cp.fencingToken());
+                    }
+                    return result;
+                }).toString());
+        assertThat(r.value()).isEqualTo("[a, b]");
+    }
+
+    @Test
+    void aJournalOfExactlyTheLimitIsSavedAndOneByteMoreIsTooLargeForTheStepToo() throws Exception {
+        byte[] result = engine.codec.encodeSuccess("r");
+        int exact = (int) StepJournal.empty().sizeWith("a", result);
+        IdempotencyEngine tight = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
+                .maxOutcomeBytes(exact).build();
+        assertThat(tight.execute(key("exact-journal"), "{}", String.class, ctx ->
+                ctx.step("a", String.class, () -> "r")).value()).isEqualTo("r");
+
+        IdempotencyEngine tighter = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
+                .maxOutcomeBytes(exact - 1).build();
+        List<Throwable> seen = new ArrayList<>();
+        assertThatThrownBy(() -> tighter.execute(key("over-journal"), "{}", String.class, ctx -> {
+            try {
+                return ctx.step("a", String.class, () -> "r");
+            } catch (StepJournalTooLargeException e) {
+                seen.add(e);
+                throw e;
+            }
+        })).isInstanceOf(OutcomeNotStoredException.class)
+                .as("a limit this small holds not even the step's final failure: its marker stands in").isNotNull();
+        assertThat(seen).hasSize(1);
+    }
+
+    @Test
+    void aHandBackIsReportedAsAReleaseOnATransientFailure() {
+        List<IdempotencyEvent.Type> events = new ArrayList<>();
+        IdempotencyEngine listened = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
+                .listener(e -> events.add(e.type())).build();
+        assertThatThrownBy(() -> listened.execute(key("reported"), "{}", String.class, ctx -> {
+            ctx.step("charge", () -> effects.add("charge"));
+            throw new IllegalStateException("later step failed");
+        })).hasMessage("later step failed");
+        assertThat(events).containsExactly(IdempotencyEvent.Type.RELEASED_ON_TRANSIENT_FAILURE);
+        assertThat(store.releases).hasValue(0);
+    }
 }

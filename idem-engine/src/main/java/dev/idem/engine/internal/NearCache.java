@@ -106,13 +106,8 @@ public final class NearCache {
      * @return the entry, or null if absent or expired
      */
     public Entry get(IdempotencyKey key) {
-        Entry e = cache.getIfPresent(key);
-        // Ticker readings have an arbitrary origin: compare differences, never readings.
-        if (e != null && ticker.read() - e.expiresAtTick >= 0) {
-            cache.asMap().remove(key, e);
-            return null;
-        }
-        return e;
+        // Caffeine reads the same ticker, and drops an entry once its time left has passed.
+        return cache.getIfPresent(key);
     }
 
     /**

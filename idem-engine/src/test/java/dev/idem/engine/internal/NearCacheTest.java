@@ -41,6 +41,17 @@ class NearCacheTest {
     }
 
     @Test
+    void aRecachedKeyTakesItsNewTimeLeftAndKeepsItsAttempt() {
+        NearCache cache = new NearCache(10, ticker);
+        cache.put(key(1), fp, outcome, Duration.ofSeconds(5).toNanos(), 1);
+        assertThat(cache.size()).isEqualTo(1);
+        cache.put(key(1), fp, outcome, Duration.ofSeconds(50).toNanos(), 2);
+        advance(Duration.ofSeconds(10));
+        assertThat(cache.get(key(1))).isNotNull().satisfies(e -> assertThat(e.attempt()).isEqualTo(2));
+        assertThat(cache.size()).isEqualTo(1);
+    }
+
+    @Test
     void expiredEntriesDoNotAccumulate() {
         NearCache cache = new NearCache(100, ticker);
         for (int i = 0; i < 10_000; i++) {

@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Expired records are freed without a background thread: an index ordered by time holds
  * exactly one entry per record, at its expiry (a write that moves the expiry, such as a
  * lease extension, moves the entry in the same atomic step), and every
- * {@value #SWEEP_EVERY}th write sweeps up to {@value #SWEEP_BATCH} entries whose time has
- * passed. Memory is bounded by the records held, however often one is rewritten (a heartbeat
+ * {@value #SWEEP_EVERY}th claim that wins the key sweeps up to {@value #SWEEP_BATCH} records
+ * whose time has passed. Memory is bounded by the records held, however often one is rewritten (a heartbeat
  * every 100 ms adds nothing), and under a steady key rate by the records alive within one
  * TTL. {@link #purgeExpired(int)} does the same on demand.
  */
@@ -36,7 +36,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     private final int maxOutcomeBytes;
     private final ConcurrentHashMap<IdempotencyKey, StoredRecord> records = new ConcurrentHashMap<>();
     private final ConcurrentSkipListSet<Expiry> expiries = new ConcurrentSkipListSet<>();
-    private final AtomicLong writes = new AtomicLong();
+    private final AtomicLong claims = new AtomicLong();
 
     private MemoryIdempotencyStore(Builder b) {
         this.clock = b.clock;
@@ -93,7 +93,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
             return current;
         });
         if (result[0].claimed()) {
-            wrote();
+            claimed();
         }
         return result[0];
     }
@@ -121,9 +121,6 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
             return reindexed(current, new StoredRecord(k, RecordState.COMPLETED, current.fingerprint(), fencingToken,
                     current.attempt(), current.createdAt(), null, now.plus(ttl), outcome, null));
         });
-        if (ok[0]) {
-            wrote();
-        }
         return ok[0];
     }
 
@@ -189,7 +186,6 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         if (!ok[0]) {
             return Optional.empty();
         }
-        wrote();
         return Optional.of(deadline);
     }
 
@@ -269,15 +265,16 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         return at.getNano() % 1_000_000 == 0 ? millis : millis + 1;
     }
 
-    private void wrote() {
-        if (writes.incrementAndGet() % SWEEP_EVERY == 0) {
+    // Only claims create records, so sweeping every so many claims bounds what is held.
+    private void claimed() {
+        if (claims.incrementAndGet() % SWEEP_EVERY == 0) {
             sweep(now(), SWEEP_BATCH);
         }
     }
 
     // The entry is taken out before the record is looked at; a write that moved it meanwhile
-    // wins (the removal fails and the record stays), and removal re-checks the record under
-    // compute, so a record rewritten after the removal is kept with its new entry.
+    // wins (the removal fails and the record stays), and the record is removed only if it is
+    // still the one that was found expired, so one rewritten after the removal is kept.
     private int sweep(Instant now, int limit) {
         int removed = 0;
         long nowMillis = now.toEpochMilli();
@@ -290,15 +287,9 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
             if (!expiries.remove(head)) {
                 continue;
             }
-            boolean[] gone = new boolean[1];
-            records.computeIfPresent(head.key, (k, r) -> {
-                if (now.isBefore(r.expiresAt())) {
-                    return r;
-                }
-                gone[0] = true;
-                return null;
-            });
-            if (gone[0] && ++removed >= limit) {
+            StoredRecord r = records.get(head.key);
+            // Removed only if it is still this expired record: a write since replaced it (and moved its entry).
+            if (r != null && !now.isBefore(r.expiresAt()) && records.remove(head.key, r) && ++removed >= limit) {
                 break;
             }
         }

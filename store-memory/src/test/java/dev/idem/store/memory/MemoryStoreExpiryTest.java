@@ -111,4 +111,13 @@ class MemoryStoreExpiryTest {
         assertThat(store.indexSize()).isEqualTo(1);
         assertThat(store.size()).isEqualTo(1);
     }
+
+    @Test
+    void aRecordExpiringOnAWholeMillisecondIsSweptAtThatMillisecond() {
+        IdempotencyKey k = IdempotencyKey.of("s", "op", "exact");
+        store.claim(k, new byte[] {1}, 1, Duration.ofMillis(1), Duration.ofMillis(5));
+        clock.advance(Duration.ofMillis(5));
+        assertThat(store.find(k)).isEmpty();
+        assertThat(store.purgeExpired(10)).isEqualTo(1);
+    }
 }
