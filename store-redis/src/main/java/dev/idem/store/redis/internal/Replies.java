@@ -1,6 +1,7 @@
 package dev.idem.store.redis.internal;
 
 import dev.idem.api.IdempotencyKey;
+import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +38,24 @@ public final class Replies {
                     what + ": expected " + min + ".." + max + " elements but got " + list.size());
         }
         return list;
+    }
+
+    /** The claim script's reply: how it ended, the server time, and the record after it. */
+    public static ClaimResult claim(IdempotencyKey key, Object reply) {
+        List<?> list = list(reply, 11, 11, "claim reply");
+        char how = letter(list.get(0), "claim status");
+        Instant now = Instant.ofEpochMilli(integer(list.get(1), "server time"));
+        StoredRecord record = record(key, list, 2);
+        switch (how) {
+            case 'A':
+                return ClaimResult.acquired(record, now);
+            case 'T':
+                return ClaimResult.takenOver(record, now);
+            case 'E':
+                return ClaimResult.existing(record, now);
+            default:
+                throw new MalformedReplyException("claim status: unknown code '" + how + "'");
+        }
     }
 
     /** An integer reply, or bulk text holding a decimal integer. */
