@@ -244,6 +244,7 @@ final class FaultCampaign {
                     .failureClassifier(e -> e instanceof Declined ? FailureDecision.finalFailure("declined",
                             "card declined") : FailureDecision.transientFailure())
                     .build();
+            connection.lease = lease;
             connection.onWriteLanded = () -> ledger.recorded(name);
             connection.onFault = call -> exposed = exposedBy(name, call);
             return new Worker(name, connection, engine);
@@ -437,6 +438,10 @@ final class FaultCampaign {
             String wrong = ledger.violation(script.effects, exposed, answer.kind().equals("value"));
             if (wrong != null) {
                 throw broken(wrong);
+            }
+            if (faulted.gaveBackInDoubt != null) {
+                throw broken("the worker gave the key back (" + faulted.gaveBackInDoubt + ") while the effect it"
+                        + " recorded was not on record: a retry could run it again at once, not after the lease");
             }
             Duration stuck = waited.plus(time.slept());
             if (stuck.compareTo(lease.plusSeconds(2)) > 0) {

@@ -40,7 +40,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * once, except the one effect a fault left to run again, documented as such (a step whose
  * journal write was lost with its worker, refused for good or outrun by a takeover; plain work
  * taken over from under its worker), which ran at most twice and each time with the same
- * downstream key; every caller that got a settled answer (a value, a final failure, an
+ * downstream key; no worker gave its key back (released it or cut its lease) while the journal
+ * write or completion of an effect it ran was lost, so that effect runs again only after the
+ * lease; every caller that got a settled answer (a value, a final failure, an
  * "outcome not stored") got the same one, and later duplicates replay it without running
  * anything; the record ends COMPLETED without a journal; callers waited at most about one lease
  * for the key in all. The fault-free run of each script gives the expected answer.

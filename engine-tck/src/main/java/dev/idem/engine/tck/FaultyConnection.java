@@ -52,6 +52,18 @@ final class FaultyConnection implements IdempotencyStore {
     private Runnable commitsWithNextWrite;
     /** The call the fault hit, or null if it has not fired. */
     Call firedOn;
+    /**
+     * The worker's lease: a lease extension shorter than this after a lost write gives the key
+     * back as a release does (the engine's hand-back), so it counts as one.
+     */
+    Duration lease = Duration.ZERO;
+    /**
+     * What this worker gave back while one of its journal writes or completions was lost with its
+     * effect already run (a transient or permanent failure that reached nothing, no write landed
+     * since), or null. A retry would run that effect again at once instead of after the lease.
+     */
+    String gaveBackInDoubt;
+    private Call inDoubt;
     /** Called when a checkpoint or completion lands (returns true). */
     Runnable onWriteLanded = () -> { };
     /** Called just before the fault takes effect, with the call it hits. */
@@ -83,6 +95,7 @@ final class FaultyConnection implements IdempotencyStore {
         Runnable effect = commitsWithNextWrite;
         commitsWithNextWrite = null;
         if (ok && (kind == Call.CHECKPOINT || kind == Call.COMPLETE)) {
+            inDoubt = null;
             if (effect != null) {
                 effect.run();
             }
@@ -101,6 +114,11 @@ final class FaultyConnection implements IdempotencyStore {
         }
         firedOn = kind;
         onFault.accept(kind);
+        boolean write = kind == Call.CHECKPOINT || kind == Call.COMPLETE;
+        if (write && commitsWithNextWrite == null && (fault == Fault.TRANSIENT || fault == Fault.PERMANENT)) {
+            // An effect that does not commit with this write has already run; the write that records it is lost.
+            inDoubt = kind;
+        }
         switch (fault) {
             case TRANSIENT:
                 commitsWithNextWrite = null;
@@ -153,6 +171,12 @@ final class FaultyConnection implements IdempotencyStore {
         return result;
     }
 
+    private void givingBack(String how) {
+        if (inDoubt != null && gaveBackInDoubt == null && !cut) {
+            gaveBackInDoubt = how + " after the lost " + inDoubt;
+        }
+    }
+
     @Override
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
@@ -166,6 +190,7 @@ final class FaultyConnection implements IdempotencyStore {
 
     @Override
     public boolean release(IdempotencyKey key, long fencingToken) {
+        givingBack("a release");
         return call(Call.RELEASE, () -> delegate.release(key, fencingToken));
     }
 
@@ -176,6 +201,9 @@ final class FaultyConnection implements IdempotencyStore {
 
     @Override
     public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
+        if (lease.compareTo(this.lease) < 0) {
+            givingBack("a lease cut to " + lease);
+        }
         return call(Call.EXTEND, () -> delegate.extendLease(key, fencingToken, lease));
     }
 
