@@ -45,6 +45,7 @@ class EngineSettingsAtTheirLimitsTest {
                 setter("nearCache", b -> b.nearCache(10)),
                 setter("maxRequestBytes", b -> b.maxRequestBytes(1024)),
                 setter("completeAttempts", b -> b.completeAttempts(2)),
+                setter("maxOutcomeBytes", b -> b.maxOutcomeBytes(1)),
                 setter("classLoader", b -> b.classLoader(EngineSettingsAtTheirLimitsTest.class.getClassLoader())));
     }
 

@@ -43,6 +43,13 @@ class StepJournalTest {
     }
 
     @Test
+    void onlyAJournalWithAStepHoldsSteps() {
+        assertThat(StepJournal.holdsSteps(null)).isFalse();
+        assertThat(StepJournal.holdsSteps(StepJournal.empty().bytes())).isFalse();
+        assertThat(StepJournal.holdsSteps(StepJournal.empty().append("a", utf8("S1")).bytes())).isTrue();
+    }
+
+    @Test
     void namesAreCheckedForLength() {
         assertThatThrownBy(() -> StepJournal.checkName("x".repeat(201))).isInstanceOf(IllegalArgumentException.class);
         assertThat(StepJournal.checkName("x".repeat(200))).hasSize(200);
