@@ -104,7 +104,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             List<?> list = Replies.list(reply, 11, 11, "claim reply");
             char how = Replies.letter(list.get(0), "claim status");
             Instant now = Instant.ofEpochMilli(Replies.integer(list.get(1), "server time"));
-            StoredRecord record = Replies.record(key, list, 2);
+            StoredRecord record = Replies.record(key, list, 2, fingerprint, fencingToken);
             switch (how) {
                 case 'A':
                     return ClaimResult.acquired(record, now);
