@@ -273,12 +273,32 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     // The test clock's reading, or empty: the scripts then read the server's TIME.
+    private static final byte[] SERVER_CLOCK = new byte[0];
+
     private byte[] now() {
-        return clock == null ? new byte[0] : text(clock.millis());
+        return clock == null ? SERVER_CLOCK : text(clock.millis());
     }
 
+    // Decimal ASCII without a String in between (several per call).
     private static byte[] text(long n) {
-        return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+        if (n == Long.MIN_VALUE) {
+            return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+        }
+        long v = Math.abs(n);
+        int digits = 1;
+        for (long x = v; x >= 10; x /= 10) {
+            digits++;
+        }
+        int length = digits + (n < 0 ? 1 : 0);
+        byte[] out = new byte[length];
+        for (int i = length - 1; i >= length - digits; i--) {
+            out[i] = (byte) ('0' + v % 10);
+            v /= 10;
+        }
+        if (n < 0) {
+            out[0] = '-';
+        }
+        return out;
     }
 
     private static StoreUnavailableException unreadable(LuaScript script, RuntimeException e) {
