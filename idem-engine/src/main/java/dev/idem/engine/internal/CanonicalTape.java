@@ -27,6 +27,18 @@ final class CanonicalTape {
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+    private static final byte[] HEX_VALUE = new byte[128];
+
+    static {
+        java.util.Arrays.fill(HEX_VALUE, (byte) -1);
+        for (int i = 0; i < 10; i++) {
+            HEX_VALUE['0' + i] = (byte) i;
+        }
+        for (int i = 0; i < 6; i++) {
+            HEX_VALUE['a' + i] = (byte) (10 + i);
+            HEX_VALUE['A' + i] = (byte) (10 + i);
+        }
+    }
 
     final ByteSink tokens = new ByteSink(256);
     final Kids kids = new Kids();
@@ -202,6 +214,7 @@ final class CanonicalTape {
         }
         int otherDigits = 0;
         boolean integer = true;
+        int fractionStart = -1;
         if (p < end && s[p] == '.') {
             int at = ++p;
             while (p < end && isDigit(s[p])) {
@@ -212,8 +225,11 @@ final class CanonicalTape {
             }
             otherDigits += p - at;
             integer = false;
+            fractionStart = at;
         }
+        boolean exponent = false;
         if (p < end && (s[p] == 'e' || s[p] == 'E')) {
+            exponent = true;
             p++;
             if (p < end && (s[p] == '+' || s[p] == '-')) {
                 p++;
@@ -238,9 +254,27 @@ final class CanonicalTape {
             } else {
                 tokens.write(s, start, p - start);
             }
+        } else if (!exponent && intLen <= 21 && s[p - 1] != '0' && plainFraction(s, intStart, intLen, fractionStart)) {
+            // A plain decimal such as 42.5 or 0.05, without trailing zeros, is its own
+            // canonical form (Es6Numbers would print the same digits in the same layout).
+            tokens.write(s, start, p - start);
         } else {
             Es6Numbers.write(s, start, p, tokens);
         }
+    }
+
+    // Whether a decimal with this integer part keeps its point where the literal has it: a
+    // non-zero integer part, or fewer than six zeros after "0." (from 1e-7 on, the layout
+    // has an exponent).
+    private static boolean plainFraction(byte[] s, int intStart, int intLen, int fractionStart) {
+        if (intLen > 1 || s[intStart] != '0') {
+            return true;
+        }
+        int zeros = 0;
+        while (s[fractionStart + zeros] == '0') {
+            zeros++;
+        }
+        return zeros < 6;
     }
 
     /**
@@ -356,7 +390,8 @@ final class CanonicalTape {
         }
         int v = 0;
         for (int i = at; i < at + 4; i++) {
-            int h = Character.digit(src[i], 16);
+            byte c = src[i];
+            int h = c >= 0 ? HEX_VALUE[c] : -1;
             if (h < 0) {
                 pos = i;
                 throw malformed("invalid \\u escape in a string");

@@ -10,8 +10,10 @@ import java.util.Arrays;
  * in the token buffer and the number of the first container after them. While a container
  * is open its kids (an object's members; an array's elements only when something below it
  * may be excluded) wait on a stack as byte ranges. When it closes, an object whose members
- * came out of order, or a container that lost a kid to an exclusion, keeps its kids in
- * output order; every other container is already canonical where it stands.
+ * came out of order, or a container that lost a kid to an exclusion, is put right: at once
+ * and in place when it holds no container (most objects: each byte moves at most once),
+ * otherwise by keeping its kids' ranges in output order for {@link #emit}. Every other
+ * container is already canonical where it stands.
  *
  * <p>{@link #emit} then copies the token buffer once, left to right, jumping into each such
  * container to write its kids in their order: every byte is copied once and every container
@@ -53,6 +55,8 @@ final class Kids {
     private int[] mEnd = new int[64];
     private int[] mFirst = new int[64];
     private byte[] mFlags = new byte[64];
+    // The first eight bytes of a plain name, big-endian and zero-padded: most comparisons end here.
+    private long[] mKey = new long[64];
     private int pending;
 
     // Kids of the containers to rewrite, in output order.
@@ -63,6 +67,7 @@ final class Kids {
 
     private int[] order = new int[16];
     private int[] merge = new int[16];
+    private byte[] scratch = new byte[256];
 
     // Emission stack: a span of tokens (kind 0: from, to, next container) or a container
     // being written (kind 1: container, next kid).
@@ -86,8 +91,9 @@ final class Kids {
     }
 
     long retainedBytes() {
-        return out.buf.length + 4L * (5L * cStart.length + 4L * oContainer.length + 4L * mStart.length
-                + 3L * kStart.length + order.length + merge.length + 3L * sA.length) + mFlags.length + sKind.length;
+        return out.buf.length + scratch.length + 4L * (5L * cStart.length + 4L * oContainer.length + 4L * mStart.length
+                + 3L * kStart.length + order.length + merge.length + 3L * sA.length) + 8L * mKey.length + mFlags.length
+                + sKind.length;
     }
 
     boolean rewrites() {
@@ -138,7 +144,17 @@ final class Kids {
     PointerSet member(int start, boolean plain) {
         int d = depth - 1;
         int m = push(start, plain ? PLAIN : 0);
-        mNameEnd[m] = tokens.size - 1;
+        int nameEnd = tokens.size - 1;
+        mNameEnd[m] = nameEnd;
+        if (plain) {
+            // Plain names hold no byte below 0x20, so the zero padding sorts a prefix first.
+            byte[] t = tokens.buf;
+            long key = 0;
+            for (int i = start + 1, stop = start + 9; i < stop; i++) {
+                key = key << 8 | (i < nameEnd ? t[i] & 0xFF : 0);
+            }
+            mKey[m] = key;
+        }
         if (m > oBase[d]) {
             int cmp = compare(m - 1, m);
             if (cmp == 0) {
@@ -186,13 +202,9 @@ final class Kids {
         int d = --depth;
         int c = oContainer[d];
         byte flags = oFlags[d];
-        tokens.write((flags & OBJECT) != 0 ? '}' : ']');
-        cEnd[c] = tokens.size;
-        cNext[c] = containers;
         int base = oBase[d];
         int n = pending - base;
         if ((flags & (UNSORTED | EXCLUDING)) != 0) {
-            rewrite = true;
             if (order.length < n) {
                 order = new int[Math.max(n, order.length * 2)];
             }
@@ -202,17 +214,52 @@ final class Kids {
             if ((flags & UNSORTED) != 0) {
                 sort(n);
             }
-            cFirstKid[c] = kids;
-            for (int i = 0; i < n; i++) {
-                int m = order[i];
-                if ((mFlags[m] & EXCLUDED) == 0) {
-                    keep(m);
+            if (containers == c + 1) {
+                // No container inside: put the kids in order where they stand, now. Each byte
+                // is moved this way at most once (only by its innermost container).
+                rewriteInPlace(c, n);
+            } else {
+                rewrite = true;
+                cFirstKid[c] = kids;
+                for (int i = 0; i < n; i++) {
+                    int m = order[i];
+                    if ((mFlags[m] & EXCLUDED) == 0) {
+                        keep(m);
+                    }
                 }
+                cKidCount[c] = kids - cFirstKid[c];
             }
-            cKidCount[c] = kids - cFirstKid[c];
         }
+        tokens.write((flags & OBJECT) != 0 ? '}' : ']');
+        cEnd[c] = tokens.size;
+        cNext[c] = containers;
         pending = base;
         oPointers[d] = null;
+    }
+
+    // The container's kids, all scalars, rewritten in output order over its own bytes.
+    private void rewriteInPlace(int c, int n) {
+        byte[] t = tokens.buf;
+        int from = cStart[c] + 1;
+        int length = tokens.size - from;
+        if (scratch.length < length) {
+            scratch = new byte[Math.max(length, scratch.length * 2)];
+        }
+        System.arraycopy(t, from, scratch, 0, length);
+        int w = from;
+        for (int i = 0; i < n; i++) {
+            int m = order[i];
+            if ((mFlags[m] & EXCLUDED) != 0) {
+                continue;
+            }
+            if (w > from) {
+                t[w++] = ',';
+            }
+            int k = mEnd[m] - mStart[m];
+            System.arraycopy(scratch, mStart[m] - from, t, w, k);
+            w += k;
+        }
+        tokens.size = w;
     }
 
     private int push(int start, int flags) {
@@ -224,6 +271,7 @@ final class Kids {
             mEnd = Arrays.copyOf(mEnd, n);
             mFirst = Arrays.copyOf(mFirst, n);
             mFlags = Arrays.copyOf(mFlags, n);
+            mKey = Arrays.copyOf(mKey, n);
         }
         mStart[m] = start;
         mFirst[m] = containers;
@@ -298,7 +346,24 @@ final class Kids {
         int as = mStart[a] + 1;
         int bs = mStart[b] + 1;
         if ((mFlags[a] & mFlags[b] & PLAIN) != 0) {
-            return Arrays.compareUnsigned(t, as, mNameEnd[a], t, bs, mNameEnd[b]);
+            int byKey = Long.compareUnsigned(mKey[a], mKey[b]);
+            if (byKey != 0) {
+                return byKey;
+            }
+            int la = mNameEnd[a] - as;
+            int lb = mNameEnd[b] - bs;
+            if (Math.min(la, lb) >= 16) {
+                return Arrays.compareUnsigned(t, as, mNameEnd[a], t, bs, mNameEnd[b]);
+            }
+            // Short names (most) compare faster in a loop than through the intrinsic's setup.
+            for (int i = 0, n = Math.min(la, lb); i < n; i++) {
+                int x = t[as + i] & 0xFF;
+                int y = t[bs + i] & 0xFF;
+                if (x != y) {
+                    return x - y;
+                }
+            }
+            return la - lb;
         }
         return Utf8.compareUtf16(t, as, mNameEnd[a], bs, mNameEnd[b]);
     }
@@ -330,14 +395,12 @@ final class Kids {
                 }
                 if (c < containers && cStart[c] < to) {
                     int at = cStart[c];
-                    System.arraycopy(t, from, o, w, at - from);
-                    w += at - from;
+                    w = copy(t, from, o, w, at - from);
                     sA[f] = cEnd[c];
                     sC[f] = cNext[c];
                     sp = push(sp, 1, c, 0, 0);
                 } else {
-                    System.arraycopy(t, from, o, w, to - from);
-                    w += to - from;
+                    w = copy(t, from, o, w, to - from);
                     sp--;
                 }
                 continue;
@@ -361,6 +424,18 @@ final class Kids {
         }
         out.size = w;
         return out;
+    }
+
+    // Most spans are a member of a few bytes, where a loop beats arraycopy's setup.
+    private static int copy(byte[] from, int at, byte[] to, int w, int length) {
+        if (length < 16) {
+            for (int i = 0; i < length; i++) {
+                to[w + i] = from[at + i];
+            }
+        } else {
+            System.arraycopy(from, at, to, w, length);
+        }
+        return w + length;
     }
 
     private int push(int sp, int kind, int a, int b, int c) {

@@ -82,11 +82,10 @@ final class Utf8 {
     }
 
     /**
-     * Encodes {@code text} as UTF-8 into {@code out} (from offset 0), a lone surrogate as its
-     * three-byte form, which is not UTF-8, so the parser reports it where it stands.
+     * Encodes {@code chars[0, n)} as UTF-8 into {@code out} (from offset 0), a lone surrogate
+     * as its three-byte form, which is not UTF-8, so the parser reports it where it stands.
      */
-    static void encode(String text, ByteSink out) {
-        int n = text.length();
+    static void encode(char[] chars, int n, ByteSink out) {
         out.size = 0;
         if (out.buf.length < n) {
             out.ensure(n);
@@ -94,7 +93,7 @@ final class Utf8 {
         byte[] b = out.buf;
         int i = 0;
         for (; i < n; i++) {
-            char c = text.charAt(i);
+            char c = chars[i];
             if (c >= 0x80) {
                 break;
             }
@@ -106,16 +105,16 @@ final class Utf8 {
         }
         out.size = i;
         if (out.buf.length < i + 3L * (n - i)) {
-            out.ensure((int) Math.min(Integer.MAX_VALUE - 8, length(text, i)));
+            out.ensure((int) Math.min(Integer.MAX_VALUE - 8, length(chars, i, n)));
         }
         b = out.buf;
         int o = i;
         for (; i < n; i++) {
-            char c = text.charAt(i);
+            char c = chars[i];
             if (c < 0x80) {
                 b[o++] = (byte) c;
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(text.charAt(i + 1))) {
-                o = writeCodePoint(b, o, Character.toCodePoint(c, text.charAt(++i)));
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(chars[i + 1])) {
+                o = writeCodePoint(b, o, Character.toCodePoint(c, chars[++i]));
             } else {
                 o = writeChar(b, o, c);
             }
@@ -123,16 +122,15 @@ final class Utf8 {
         out.size = o;
     }
 
-    /** The UTF-8 length of {@code text} from index {@code from}, a lone surrogate counted as three bytes. */
-    static long length(String text, int from) {
-        int n = text.length();
+    /** The UTF-8 length of {@code chars[from, n)}, a lone surrogate counted as three bytes. */
+    static long length(char[] chars, int from, int n) {
         long bytes = n - from;
         for (int i = from; i < n; i++) {
-            char c = text.charAt(i);
+            char c = chars[i];
             if (c >= 0x80) {
                 if (c < 0x800) {
                     bytes += 1;
-                } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(text.charAt(i + 1))) {
+                } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(chars[i + 1])) {
                     bytes += 2;
                     i++;
                 } else {
