@@ -46,6 +46,11 @@ public final class DemoSettings {
         this.idempotency = b.idempotency;
     }
 
+    /** The options that take a value; an option that is neither one of them nor a flag is unknown. */
+    private static final Set<String> VALUED_OPTIONS = Set.of("--charges", "--refund-every", "--threads", "--seed",
+            "--db-url", "--db-user", "--db-password", "--drop-rate", "--bad-gateway-rate", "--unavailable-rate",
+            "--duplicate-rate", "--delay-rate", "--faulty-attempts", "--timeout-ms");
+
     /** A builder with the defaults of the one-command run. */
     public static Builder builder() {
         return new Builder();
@@ -95,6 +100,9 @@ public final class DemoSettings {
             if (name.equals("--no-idempotency")) {
                 b.idempotency(false);
                 continue;
+            }
+            if (!VALUED_OPTIONS.contains(name)) {
+                throw new IllegalArgumentException("unknown option " + name + "\n" + usage());
             }
             if (value == null) {
                 if (i + 1 >= args.length) {

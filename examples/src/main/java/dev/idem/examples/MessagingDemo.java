@@ -49,21 +49,53 @@ public final class MessagingDemo {
      * @throws Exception if the demo cannot run
      */
     public static void main(String[] args) throws Exception {
-        int charges = 300;
-        long seed = 42;
-        boolean inbox = true;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--charges" -> charges = Integer.parseInt(args[++i]);
-                case "--seed" -> seed = Long.parseLong(args[++i]);
-                case "--no-inbox" -> inbox = false;
-                default -> {
-                    System.err.println("usage: MessagingDemo [--charges N] [--seed S] [--no-inbox]");
-                    System.exit(2);
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.err.println("usage: MessagingDemo [--charges N] [--seed S] [--no-inbox]");
+            System.exit(2);
+            return;
+        }
+        System.exit(run(o.charges(), o.seed(), o.inbox(), System.out).passed() ? 0 : 1);
+    }
+
+    /** The command line: {@code --charges N} (default 300), {@code --seed S} (42), {@code --no-inbox}. */
+    record Options(int charges, long seed, boolean inbox) {
+        /** Reads the options; throws {@link IllegalArgumentException} naming an unknown option or a bad value. */
+        static Options parse(String... args) {
+            int charges = 300;
+            long seed = 42;
+            boolean inbox = true;
+            for (int i = 0; i < args.length; i++) {
+                String option = args[i];
+                if (option.equals("--no-inbox")) {
+                    inbox = false;
+                    continue;
+                }
+                if (!option.equals("--charges") && !option.equals("--seed")) {
+                    throw new IllegalArgumentException("unknown option: " + option);
+                }
+                if (i + 1 == args.length) {
+                    throw new IllegalArgumentException(option + " needs a value");
+                }
+                String value = args[++i];
+                try {
+                    if (option.equals("--charges")) {
+                        charges = Integer.parseInt(value);
+                    } else {
+                        seed = Long.parseLong(value);
+                    }
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(option + " needs a number, was '" + value + "'", e);
                 }
             }
+            if (charges < 1) {
+                throw new IllegalArgumentException("--charges must be at least 1, was " + charges);
+            }
+            return new Options(charges, seed, inbox);
         }
-        System.exit(run(charges, seed, inbox, System.out).passed() ? 0 : 1);
     }
 
     /** A process dying at a chosen point. */

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -121,6 +122,10 @@ public final class SagaDemo {
             return new Settings(200, 42, 4, 0.6, 3, Mode.STEPS_AND_KEYS, false);
         }
 
+        /** The options followed by a value; {@code --trace} is the only flag. */
+        private static final Set<String> OPTIONS_WITH_VALUES = Set.of("--orders", "--seed",
+                "--workers", "--crash-rate", "--max-crashes", "--mode");
+
         /**
          * Reads command-line options over the defaults.
          *
@@ -144,8 +149,11 @@ public final class SagaDemo {
                     trace = true;
                     continue;
                 }
+                if (!OPTIONS_WITH_VALUES.contains(option)) {
+                    throw new IllegalArgumentException("unknown option: " + option);
+                }
                 if (i + 1 == args.length) {
-                    throw new IllegalArgumentException("unknown option or missing value: " + option);
+                    throw new IllegalArgumentException(option + " needs a value (missing value)");
                 }
                 String value = args[++i];
                 try {

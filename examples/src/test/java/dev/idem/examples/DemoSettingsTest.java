@@ -38,6 +38,9 @@ class DemoSettingsTest {
         assertThatThrownBy(() -> DemoSettings.parse("--charges", "0")).hasMessageContaining("charges");
         assertThatThrownBy(() -> DemoSettings.parse("--frobnicate", "1")).hasMessageContaining("--frobnicate");
         assertThatThrownBy(() -> DemoSettings.parse("--threads")).hasMessageContaining("needs a value");
+        assertThatThrownBy(() -> DemoSettings.parse("--bogus")).hasMessageStartingWith("unknown option --bogus");
+        assertThatThrownBy(() -> DemoSettings.parse("--bogus", "--charges", "3"))
+                .hasMessageStartingWith("unknown option --bogus");
         assertThatThrownBy(() -> DemoSettings.parse("--db-url", "jdbc:mysql://x/y"))
                 .hasMessageContaining("jdbc:mysql://x/y");
         assertThatThrownBy(() -> DemoSettings.parse("--drop-rate", "0.6", "--delay-rate", "0.6"))

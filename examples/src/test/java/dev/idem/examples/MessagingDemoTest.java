@@ -1,6 +1,7 @@
 package dev.idem.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -28,5 +29,16 @@ class MessagingDemoTest {
 
         assertThat(r.missing()).isZero();
         assertThat(r.duplicates()).as(out.toString(StandardCharsets.UTF_8)).isPositive();
+    }
+
+    @Test
+    void optionsNameAnUnknownOptionAndAMissingValue() {
+        assertThat(MessagingDemo.Options.parse()).isEqualTo(new MessagingDemo.Options(300, 42, true));
+        assertThat(MessagingDemo.Options.parse("--charges", "20", "--no-inbox", "--seed", "-3"))
+                .isEqualTo(new MessagingDemo.Options(20, -3, false));
+        assertThatThrownBy(() -> MessagingDemo.Options.parse("--bogus")).hasMessage("unknown option: --bogus");
+        assertThatThrownBy(() -> MessagingDemo.Options.parse("--charges")).hasMessage("--charges needs a value");
+        assertThatThrownBy(() -> MessagingDemo.Options.parse("--seed", "x")).hasMessageContaining("--seed needs a number");
+        assertThatThrownBy(() -> MessagingDemo.Options.parse("--charges", "0")).hasMessageContaining("--charges");
     }
 }

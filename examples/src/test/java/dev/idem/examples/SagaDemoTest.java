@@ -99,5 +99,7 @@ class SagaDemoTest {
         assertThatThrownBy(() -> Settings.parse("--mode", "fast")).hasMessageContaining("--mode must be");
         assertThatThrownBy(() -> Settings.parse("--orders")).hasMessageContaining("missing value");
         assertThatThrownBy(() -> Settings.parse("--color", "red")).hasMessageContaining("unknown option: --color");
+        assertThatThrownBy(() -> Settings.parse("--bogus")).hasMessage("unknown option: --bogus");
+        assertThatThrownBy(() -> Settings.parse("--bogus", "--trace")).hasMessage("unknown option: --bogus");
     }
 }

@@ -16,6 +16,18 @@ import java.util.Objects;
  *       no ISO control characters and no lone surrogates (any other Unicode is allowed).</li>
  * </ul>
  * A violation throws {@link InvalidIdempotencyKeyException} naming the part and the reason.
+ *
+ * <p>Build keys with named steps, so the three strings cannot be swapped silently:
+ * <pre>{@code
+ * IdempotencyKey key = IdempotencyKey.inScope(customerId)      // who asks
+ *         .operation("create-charge")                          // what for
+ *         .key(clientKey);                                     // the client's token
+ *
+ * // The scope and operation part can be kept and reused for every token of one caller:
+ * IdempotencyKey.ScopedOperation charges = IdempotencyKey.inScope(customerId).operation("create-charge");
+ * IdempotencyKey first = charges.key(firstToken);
+ * }</pre>
+ * {@link #of(String, String, String)} takes the same three parts positionally.
  */
 public final class IdempotencyKey {
     /** Longest client token accepted. */
@@ -36,7 +48,8 @@ public final class IdempotencyKey {
     }
 
     /**
-     * Builds and validates a key.
+     * Builds and validates a key from its three parts, in this order. Three strings in a row
+     * are easy to swap; {@link #inScope(String)} names each part instead.
      *
      * @param scope the scope
      * @param operation the operation
@@ -47,6 +60,80 @@ public final class IdempotencyKey {
      */
     public static IdempotencyKey of(String scope, String operation, String key) {
         return new IdempotencyKey(scope, operation, key);
+    }
+
+    /**
+     * The first named step of a key: its scope (the tenant or authenticated principal), checked
+     * at once. Continue with {@link Scoped#operation(String)} and {@link ScopedOperation#key(String)}.
+     *
+     * @param scope the tenant or authenticated principal the key belongs to
+     * @return the scope, waiting for the operation
+     * @throws InvalidIdempotencyKeyException if the scope is null, empty, too long or has a
+     *     forbidden character
+     */
+    public static Scoped inScope(String scope) {
+        return new Scoped(checkName("scope", scope));
+    }
+
+    /**
+     * A validated scope, waiting for its operation: the first of the named steps of
+     * {@link #inScope(String)}. Immutable; may be kept and reused.
+     */
+    public static final class Scoped {
+        private final String scope;
+
+        private Scoped(String scope) {
+            this.scope = scope;
+        }
+
+        /**
+         * Names the operation, checked at once.
+         *
+         * @param operation the endpoint or operation name the key applies to
+         * @return the scope and operation, waiting for the client's token
+         * @throws InvalidIdempotencyKeyException if the operation is null, empty, too long or
+         *     has a forbidden character
+         */
+        public ScopedOperation operation(String operation) {
+            return new ScopedOperation(scope, checkName("operation", operation));
+        }
+
+        @Override
+        public String toString() {
+            return "IdempotencyKey.Scoped[" + scope + "]";
+        }
+    }
+
+    /**
+     * A validated scope and operation, waiting for the client's token: the second of the named
+     * steps of {@link #inScope(String)}. Immutable; keep one per caller and operation to build
+     * the key of every request.
+     */
+    public static final class ScopedOperation {
+        private final String scope;
+        private final String operation;
+
+        private ScopedOperation(String scope, String operation) {
+            this.scope = scope;
+            this.operation = operation;
+        }
+
+        /**
+         * Completes the key with the client's token.
+         *
+         * @param key the client's token (the Idempotency-Key header's value)
+         * @return the idempotency key, equal to {@code IdempotencyKey.of(scope, operation, key)}
+         * @throws InvalidIdempotencyKeyException if the token is null, empty, too long or has a
+         *     character outside visible ASCII
+         */
+        public IdempotencyKey key(String key) {
+            return new IdempotencyKey(scope, operation, key);
+        }
+
+        @Override
+        public String toString() {
+            return "IdempotencyKey.ScopedOperation[" + scope + ", " + operation + "]";
+        }
     }
 
     /**

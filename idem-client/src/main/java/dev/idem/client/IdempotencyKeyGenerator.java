@@ -30,7 +30,7 @@ public interface IdempotencyKeyGenerator {
      * @return UUIDv7 (RFC 9562)
      */
     static IdempotencyKeyGenerator uuidV7() {
-        return new UuidV7Generator(Clock.systemUTC(), new SecureRandom());
+        return new UuidV7Generator(Clock.systemUTC(), new SecureRandom())::newKey;
     }
 
     /**
@@ -43,7 +43,7 @@ public interface IdempotencyKeyGenerator {
     static IdempotencyKeyGenerator uuidV7(Clock clock, RandomGenerator random) {
         return new UuidV7Generator(
                 Objects.requireNonNull(clock, "clock must not be null"),
-                Objects.requireNonNull(random, "random must not be null"));
+                Objects.requireNonNull(random, "random must not be null"))::newKey;
     }
 
     /**

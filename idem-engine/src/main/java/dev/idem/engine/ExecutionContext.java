@@ -7,6 +7,24 @@ import java.time.Instant;
 
 /**
  * What the work knows about the execution it is part of, and the steps it may split into.
+ * The engine passes it to the work:
+ * <pre>{@code
+ * Charge charge = engine.call(key, request, Charge.class, ctx -> {
+ *     // A key that stays the same on every attempt, for a payment provider that deduplicates too:
+ *     Charge c = psp.charge(request, ctx.downstreamKey());
+ *     if (ctx.attempt() > 1) {
+ *         log.info("attempt " + ctx.attempt() + " of " + ctx.key());   // a takeover or a retry
+ *     }
+ *     return c;
+ * });
+ *
+ * // Several effects: each finished step is journaled and not run again by a worker that takes over.
+ * Order order = engine.call(key, request, Order.class, ctx -> {
+ *     Reservation r = ctx.step("reserve", Reservation.class, () -> stock.reserve(request));
+ *     Charge c = ctx.step("charge", Charge.class, () -> psp.charge(request, ctx.downstreamKey("charge")));
+ *     return new Order(r.id(), c.id());
+ * });
+ * }</pre>
  *
  * <h2>Steps</h2>
  * Work of several effects (reserve stock, charge, ship) can run each as a named step:

@@ -25,11 +25,31 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Gives a state-changing operation exactly-once effect: {@code execute(key, request, work)}
  * runs the work at most once per lease for a key and replays its outcome to every
  * duplicate until the record expires.
+ *
+ * <pre>{@code
+ * IdempotencyEngine engine = IdempotencyEngine.builder()
+ *         .store(MemoryIdempotencyStore.create())        // or a JDBC, Redis, DynamoDB store
+ *         .build();
+ * IdempotencyKey key = IdempotencyKey.inScope(customerId).operation("create-charge").key(clientKey);
+ *
+ * // The value only (a duplicate gets the first call's Charge, the work does not run again):
+ * Charge charge = engine.call(key, chargeRequest, Charge.class,
+ *         ctx -> gateway.charge(chargeRequest, ctx.downstreamKey()));
+ *
+ * // The value and whether it was replayed (an HTTP handler answers "Idempotency-Status: replayed"):
+ * Result<Charge> result = engine.execute(key, chargeRequest, Charge.class,
+ *         ctx -> gateway.charge(chargeRequest, ctx.downstreamKey()));
+ * boolean replayed = result.replayed();
+ * }</pre>
+ * With idem-store-jdbc, the work's database writes and the stored outcome commit in one
+ * transaction: {@code engine.executeAtomically(key, request, Charge.class,
+ * store.transactional(handle -> charges.insert(handle, request)))}.
  *
  * <h2>Algorithm</h2>
  * Validate the key, fingerprint the request (SHA-256 over the operation and the RFC 8785
@@ -119,8 +139,9 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.store = b.store != null ? b.store
                 : StoreDiscovery.discover(b.classLoader != null ? b.classLoader
                         : Thread.currentThread().getContextClassLoader(), b.clock, b.properties);
-        this.codec = new OutcomeCodec(b.mapper != null ? b.mapper : new ObjectMapper().findAndRegisterModules());
-        this.fingerprinter = new Fingerprinter(codec.mapper(), b.maxRequestBytes, PointerSet.of(b.excluded));
+        this.codec = b.json != null ? new OutcomeCodec(b.json)
+                : new OutcomeCodec(b.mapper != null ? b.mapper : new ObjectMapper().findAndRegisterModules());
+        this.fingerprinter = new Fingerprinter(codec.json(), b.maxRequestBytes, PointerSet.of(b.excluded));
         this.ticker = b.ticker;
         this.random = b.random;
         this.tokenBase = new SecureRandom().nextLong();
@@ -253,6 +274,72 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
 
     /**
+     * Runs {@code work} once and returns its value, for callers that do not need to know
+     * whether it was replayed: {@code execute(key, request, type, work).value()}. A duplicate
+     * gets the stored value without running the work; failures are thrown as by
+     * {@link #execute(IdempotencyKey, Object, Class, Work)}. Where a replay must be told apart
+     * (an HTTP response's {@code Idempotency-Status}) or {@link Result#stored()} matters, use
+     * {@code execute}.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param work the operation
+     * @return the work's value, now or replayed; null if the work returned null
+     */
+    public <T> @Nullable T call(IdempotencyKey key, Object request, Class<T> type, Work<? extends T> work) {
+        return execute(key, request, type, work).value();
+    }
+
+    /**
+     * Like {@link #call(IdempotencyKey, Object, Class, Work)} for a generic result type.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param work the operation
+     * @return the work's value, now or replayed; null if the work returned null
+     */
+    public <T> @Nullable T call(IdempotencyKey key, Object request, TypeReference<T> type, Work<? extends T> work) {
+        return execute(key, request, type, work).value();
+    }
+
+    /**
+     * Like {@link #executeAtomically(IdempotencyKey, Object, Class, CallOptions, AtomicWork)}
+     * with the engine's defaults: with idem-store-jdbc,
+     * {@code engine.executeAtomically(key, request, Charge.class, store.transactional(handle -> ...))}.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param work the operation, which completes the record itself
+     * @return the value, and whether it was replayed
+     */
+    public <T> Result<T> executeAtomically(IdempotencyKey key, Object request, Class<T> type,
+            AtomicWork<? extends T> work) {
+        return executeAtomically(key, request, type, CallOptions.defaults(), work);
+    }
+
+    /**
+     * The value of {@link #executeAtomically(IdempotencyKey, Object, Class, AtomicWork)}, for
+     * callers that do not need to know whether it was replayed.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param work the operation, which completes the record itself
+     * @return the work's value, now or replayed; null if the work returned null
+     */
+    public <T> @Nullable T callAtomically(IdempotencyKey key, Object request, Class<T> type,
+            AtomicWork<? extends T> work) {
+        return executeAtomically(key, request, type, CallOptions.defaults(), work).value();
+    }
+
+    /**
      * Runs work that completes the record itself, in the same transaction as its effect
      * (see {@link AtomicWork}); used by stores that can join the caller's transaction. After
      * the work returns, the engine reads the record once: work that returned without
@@ -331,6 +418,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public static final class Builder {
         private IdempotencyStore store;
         private ObjectMapper mapper;
+        private JsonCodec json;
         private Clock clock = Clock.systemUTC();
         private Ticker ticker = Ticker.system();
         private RandomGenerator random = () -> ThreadLocalRandom.current().nextLong();
@@ -379,6 +467,20 @@ public final class IdempotencyEngine implements AutoCloseable {
         public Builder objectMapper(ObjectMapper mapper) {
             once("objectMapper");
             this.mapper = Objects.requireNonNull(mapper, "objectMapper");
+            return this;
+        }
+
+        /**
+         * The JSON library for results, step results and object requests, instead of Jackson 2
+         * ({@link JsonCodec}; idem-jackson3 has Jackson 3). Fingerprints do not depend on it for
+         * requests both libraries write alike. Not together with {@link #objectMapper}.
+         *
+         * @param codec the codec
+         * @return this builder
+         */
+        public Builder jsonCodec(JsonCodec codec) {
+            once("jsonCodec");
+            this.json = Objects.requireNonNull(codec, "jsonCodec");
             return this;
         }
 
@@ -596,9 +698,14 @@ public final class IdempotencyEngine implements AutoCloseable {
          *
          * @return the engine
          * @throws IllegalArgumentException if the lease is not shorter than the TTL
-         * @throws IllegalStateException if no store was given and discovery finds zero or several
+         * @throws IllegalStateException if both {@code objectMapper} and {@code jsonCodec} were set, or
+         *     if no store was given and discovery finds zero or several
          */
         public IdempotencyEngine build() {
+            if (json != null && mapper != null) {
+                throw new IllegalStateException("objectMapper and jsonCodec were both set; the codec writes JSON, "
+                        + "give the mapper to the codec instead");
+            }
             if (lease.compareTo(ttl) >= 0) {
                 throw new IllegalArgumentException("lease (" + lease + ") must be shorter than ttl (" + ttl + ")");
             }

@@ -56,6 +56,23 @@ public record IdempotencyEvent(Type type, String scope, String operation, int at
         /** The work failed finally and the failure was stored. */
         FINAL_FAILURE_STORED,
         /** The work ran but its outcome could not be stored (store failure or size limit). */
-        OUTCOME_NOT_STORED
+        OUTCOME_NOT_STORED;
+
+        /**
+         * The one name metrics and traces give this type (the {@code outcome} tag, the
+         * {@code idem.outcome} attribute): {@code executed}, {@code replayed}, and the lower-case
+         * name of every other type ({@code in_progress_conflict}, {@code key_reused},
+         * {@code lease_taken_over}, {@code lease_lost}, {@code released_on_transient_failure},
+         * {@code final_failure_stored}, {@code outcome_not_stored}).
+         *
+         * @return the outcome name, lower snake case
+         */
+        public String outcome() {
+            switch (this) {
+                case FIRST_EXECUTION: return "executed";
+                case REPLAY: return "replayed";
+                default: return name().toLowerCase(java.util.Locale.ROOT);
+            }
+        }
     }
 }

@@ -62,6 +62,7 @@ public final class HttpIdempotency {
     private final int maxBodyBytes;
     private final Duration storeRetryAfter;
     private final CallOptions callOptions;
+    private final HandlerExecution execution;
 
     private HttpIdempotency(Builder b) {
         this.engine = b.engine;
@@ -75,6 +76,7 @@ public final class HttpIdempotency {
         this.maxBodyBytes = b.maxBodyBytes;
         this.storeRetryAfter = b.storeRetryAfter;
         this.callOptions = b.callOptions;
+        this.execution = b.execution != null ? b.execution : HandlerExecution.engine(b.engine);
     }
 
     /**
@@ -187,6 +189,15 @@ public final class HttpIdempotency {
         return callOptions;
     }
 
+    /**
+     * How a covered request's handler is run (default {@link HandlerExecution#engine}).
+     *
+     * @return how handlers are run
+     */
+    public HandlerExecution execution() {
+        return execution;
+    }
+
     /** Validating builder: each setter checks its argument at once and may be called once. */
     public static final class Builder {
         private final IdempotencyEngine engine;
@@ -200,6 +211,7 @@ public final class HttpIdempotency {
         private int maxBodyBytes = 1024 * 1024;
         private Duration storeRetryAfter = Duration.ofSeconds(1);
         private CallOptions callOptions = CallOptions.defaults();
+        private HandlerExecution execution;
         private final Set<String> set = new HashSet<>();
 
         private Builder(IdempotencyEngine engine) {
@@ -375,6 +387,20 @@ public final class HttpIdempotency {
         public Builder callOptions(CallOptions options) {
             once("callOptions");
             this.callOptions = Objects.requireNonNull(options, "callOptions");
+            return this;
+        }
+
+        /**
+         * How a covered request's handler is run (default: {@link HandlerExecution#engine} over
+         * this builder's engine). For integrations: a transaction around the handler, an
+         * observation named after the route.
+         *
+         * @param execution how handlers are run
+         * @return this builder
+         */
+        public Builder execution(HandlerExecution execution) {
+            once("execution");
+            this.execution = Objects.requireNonNull(execution, "execution");
             return this;
         }
 

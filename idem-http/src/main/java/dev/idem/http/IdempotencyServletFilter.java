@@ -106,6 +106,11 @@ public final class IdempotencyServletFilter implements Filter {
         }
 
         @Override
+        public <T> Optional<T> unwrap(Class<T> type) {
+            return type.isInstance(request) ? Optional.of(type.cast(request)) : Optional.empty();
+        }
+
+        @Override
         public byte[] readBody(int limit) throws IOException {
             try (InputStream in = request.getInputStream()) {
                 return in.readNBytes(limit + 1);
@@ -118,10 +123,11 @@ public final class IdempotencyServletFilter implements Filter {
         }
 
         @Override
-        public StoredResponse proceed(byte[] body, ExecutionContext context) throws IOException, ServletException {
+        public StoredResponse proceed(byte[] body, ExecutionContext context, int maxResponseBytes)
+                throws IOException, ServletException {
             BufferedServletRequest wrappedRequest = new BufferedServletRequest(request, body);
             wrappedRequest.setAttribute(HttpIdempotency.CONTEXT_ATTRIBUTE, context);
-            BufferedServletResponse wrappedResponse = new BufferedServletResponse(response);
+            BufferedServletResponse wrappedResponse = new BufferedServletResponse(response, maxResponseBytes);
             try {
                 chain.doFilter(wrappedRequest, wrappedResponse);
             } finally {

@@ -102,6 +102,11 @@ public final class IdempotentHttpHandler implements HttpHandler {
         }
 
         @Override
+        public <T> Optional<T> unwrap(Class<T> type) {
+            return type.isInstance(exchange) ? Optional.of(type.cast(exchange)) : Optional.empty();
+        }
+
+        @Override
         public byte[] readBody(int limit) throws IOException {
             try (InputStream in = exchange.getRequestBody()) {
                 return in.readNBytes(limit + 1);
@@ -114,8 +119,9 @@ public final class IdempotentHttpHandler implements HttpHandler {
         }
 
         @Override
-        public StoredResponse proceed(byte[] body, ExecutionContext context) throws IOException {
-            BufferingExchange buffered = new BufferingExchange(exchange, body);
+        public StoredResponse proceed(byte[] body, ExecutionContext context, int maxResponseBytes)
+                throws IOException {
+            BufferingExchange buffered = new BufferingExchange(exchange, body, maxResponseBytes);
             buffered.setAttribute(HttpIdempotency.CONTEXT_ATTRIBUTE, context);
             handler.handle(buffered);
             return buffered.captured();

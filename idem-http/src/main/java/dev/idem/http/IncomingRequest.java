@@ -57,4 +57,18 @@ public interface IncomingRequest {
      * @return the name of the principal the server authenticated, if any
      */
     Optional<String> authenticatedUser();
+
+    /**
+     * The server's own request object, when it is a {@code type}: the servlet's
+     * {@code HttpServletRequest}, the JDK server's {@code HttpExchange}. For integrations that
+     * need more than this view (a framework's route matching, say); resolvers that only read the
+     * view stay portable across servers.
+     *
+     * @param <T> the wanted type
+     * @param type the wanted type
+     * @return the server's request object, if it is a {@code type}
+     */
+    default <T> Optional<T> unwrap(Class<T> type) {
+        return Optional.empty();
+    }
 }

@@ -21,8 +21,11 @@ public interface ResponseStoragePolicy {
 
     /**
      * The default: 2xx, 3xx and the 4xx statuses that repeating the same request cannot
-     * change are stored. Not stored: 5xx, and the 4xx that depend on time or on state outside
-     * the request (401, 403, 407, 408, 409, 423, 424, 425, 429).
+     * change are stored. Not stored: 5xx; the 4xx that depend on time or on state outside
+     * the request (401, 403, 407, 408, 409, 423, 424, 425, 429); and the 4xx that say nothing
+     * about the operation, only about how the request was framed (405 method not allowed, 406
+     * not acceptable, 415 unsupported media type): storing those would let any caller fill the
+     * store with records that answer no intent.
      *
      * @return the default policy
      */
@@ -32,7 +35,8 @@ public interface ResponseStoragePolicy {
                 return true;
             }
             switch (status) {
-                case 401: case 403: case 407: case 408: case 409: case 423: case 424: case 425: case 429:
+                case 401: case 403: case 405: case 406: case 407: case 408: case 409: case 415: case 423: case 424:
+                case 425: case 429:
                     return false;
                 default:
                     return status >= 400 && status < 500;

@@ -388,6 +388,43 @@ abstract class AbstractHttpContract {
     }
 
     @Test
+    void responsesAboutTheRequestsFormNotTheOperationAreNotStored() throws Exception {
+        for (String route : List.of("/api/unsupported", "/api/not-allowed")) {
+            String key = key();
+            HttpResponse<byte[]> first = http().post(route, "{}", "Idempotency-Key", key, "X-User", "alice");
+            HttpResponse<byte[]> second = http().post(route, "{}", "Idempotency-Key", key, "X-User", "alice");
+            assertThat(first.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).as(route).isEmpty();
+            assertThat(second.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).as(route).isEmpty();
+            assertThat(handler().executions(route, key)).as(route).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aResponseLargerThanTheStoreCanHoldIsAnsweredAsNotStoredOnEveryCall() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> first = http().post("/api/huge", "{}", "Idempotency-Key", key, "X-User", "alice");
+        HttpResponse<byte[]> retry = http().post("/api/huge", "{}", "Idempotency-Key", key, "X-User", "alice");
+
+        assertProblem(first, 500, "outcome-not-stored");
+        assertProblem(retry, 500, "outcome-not-stored");
+        assertThat(handler().executions("/api/huge", key)).isEqualTo(1);
+    }
+
+    @Test
+    void anotherSpellingOfThePathIsTheSameIntent() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> first = charge(key, "{\"amount\":7}", "alice");
+        for (String spelling : List.of("/api/charges;v=1", "/api/char%67es", "/api/%63harges;x=y")) {
+            HttpResponse<byte[]> again = http().post(spelling, "{\"amount\":7}", "Idempotency-Key", key,
+                    "X-User", "alice");
+            assertThat(again.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).as(spelling)
+                    .hasValue("replayed");
+            assertThat(again.body()).as(spelling).isEqualTo(first.body());
+        }
+        assertThat(handler().executions("/api/charges", key)).isEqualTo(1);
+    }
+
+    @Test
     void malformedJsonIs400AndStoresNothing() throws Exception {
         String key = key();
         HttpResponse<byte[]> malformed = charge(key, "{\"amount\":", "alice");

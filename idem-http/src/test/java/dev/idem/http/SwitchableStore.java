@@ -68,8 +68,12 @@ final class SwitchableStore implements IdempotencyStore {
         return delegate.purgeExpired(limit);
     }
 
+    /** A small outcome limit, so a test can produce a response the store cannot hold. */
+    static final int MAX_OUTCOME_BYTES = 256 * 1024;
+
     @Override
     public StoreCapabilities capabilities() {
-        return delegate.capabilities();
+        StoreCapabilities c = delegate.capabilities();
+        return new StoreCapabilities(c.nativeExpiry(), c.serverClock(), MAX_OUTCOME_BYTES);
     }
 }

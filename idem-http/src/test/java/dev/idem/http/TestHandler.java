@@ -67,6 +67,15 @@ final class TestHandler {
                 }
                 return new Reply(200, "application/octet-stream", reversed, Map.of());
             }
+            case "huge":
+                // Larger than the store can hold: the filter keeps no more of it than that limit.
+                return new Reply(200, "application/octet-stream", new byte[SwitchableStore.MAX_OUTCOME_BYTES * 2],
+                        Map.of());
+            case "unsupported":
+                return new Reply(415, "text/plain", ("unsupported " + n).getBytes(StandardCharsets.UTF_8), Map.of());
+            case "not-allowed":
+                return new Reply(405, "text/plain", ("not allowed " + n).getBytes(StandardCharsets.UTF_8),
+                        Map.of("Allow", "GET"));
             case "empty":
                 return new Reply(204, null, new byte[0], Map.of("X-Count", Integer.toString(n)));
             case "context": {

@@ -110,17 +110,14 @@ public final class IdempotencyMetrics implements IdempotencyListener {
     }
 
     /**
-     * The {@code outcome} tag value of an event type.
+     * The {@code outcome} tag value of an event type: {@link IdempotencyEvent.Type#outcome()}, the
+     * vocabulary spans use too.
      *
      * @param type an event type
      * @return the tag value, lower snake case
      */
     public static String outcome(IdempotencyEvent.Type type) {
-        switch (type) {
-            case FIRST_EXECUTION: return "executed";
-            case REPLAY: return "replayed";
-            default: return type.name().toLowerCase(Locale.ROOT);
-        }
+        return type.outcome();
     }
 
     @Override

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -30,9 +29,11 @@ import java.util.Objects;
  * }</pre>
  *
  * <h2>What is recorded</h2>
- * Span attributes (the last event of a call wins): {@value #OUTCOME} ({@code executed},
- * {@code replayed}, {@code conflict}, {@code reused}, {@code lease_lost},
- * {@code released}, {@code final_failure}, {@code not_stored}), {@value #ATTEMPT},
+ * Span attributes (the last event of a call wins): {@value #OUTCOME} (the metrics' vocabulary,
+ * {@link IdempotencyEvent.Type#outcome()}: {@code executed}, {@code replayed},
+ * {@code in_progress_conflict}, {@code key_reused}, {@code lease_lost},
+ * {@code released_on_transient_failure}, {@code final_failure_stored},
+ * {@code outcome_not_stored}), {@value #ATTEMPT},
  * {@value #OPERATION}, {@value #KEY_HASH}, and {@value #TAKEOVER} = true once a lapsed
  * lease was taken over. Each event is also added as a span event named
  * {@code idem.<outcome>} (and {@code idem.lease_taken_over}) with the same attributes. The
@@ -65,10 +66,12 @@ public final class IdempotencyTracing implements IdempotencyListener {
 
     private final OpenTelemetry openTelemetry;
     private final boolean rawKey;
+    private final String storeKind;
 
     private IdempotencyTracing(Builder b) {
         this.openTelemetry = b.openTelemetry;
         this.rawKey = b.rawKey;
+        this.storeKind = b.storeKind;
     }
 
     /**
@@ -98,28 +101,19 @@ public final class IdempotencyTracing implements IdempotencyListener {
      * @return the decorating store
      */
     public IdempotencyStore wrap(IdempotencyStore store) {
-        return new TracingIdempotencyStore(store, openTelemetry.getTracer(TracingIdempotencyStore.INSTRUMENTATION));
+        return new TracingIdempotencyStore(store, openTelemetry.getTracer(TracingIdempotencyStore.INSTRUMENTATION),
+                storeKind != null ? storeKind : TracingIdempotencyStore.kindOf(store));
     }
 
     /**
-     * The {@value #OUTCOME} value of an event type.
+     * The {@value #OUTCOME} value of an event type: {@link IdempotencyEvent.Type#outcome()}, the
+     * vocabulary metrics use too.
      *
      * @param type an event type
      * @return the attribute value
      */
     public static String outcome(IdempotencyEvent.Type type) {
-        switch (type) {
-            case FIRST_EXECUTION: return "executed";
-            case REPLAY: return "replayed";
-            case IN_PROGRESS_CONFLICT: return "conflict";
-            case KEY_REUSED: return "reused";
-            case LEASE_TAKEN_OVER: return "lease_taken_over";
-            case LEASE_LOST: return "lease_lost";
-            case RELEASED_ON_TRANSIENT_FAILURE: return "released";
-            case FINAL_FAILURE_STORED: return "final_failure";
-            case OUTCOME_NOT_STORED: return "not_stored";
-            default: return type.name().toLowerCase(Locale.ROOT);
-        }
+        return type.outcome();
     }
 
     /**
@@ -178,6 +172,7 @@ public final class IdempotencyTracing implements IdempotencyListener {
         private final OpenTelemetry openTelemetry;
         private boolean rawKey;
         private boolean rawKeySet;
+        private String storeKind;
 
         private Builder(OpenTelemetry openTelemetry) {
             this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
@@ -196,6 +191,28 @@ public final class IdempotencyTracing implements IdempotencyListener {
             }
             rawKeySet = true;
             this.rawKey = enabled;
+            return this;
+        }
+
+        /**
+         * The {@value TracingIdempotencyStore#STORE_KIND} of the store spans ({@code jdbc},
+         * {@code redis}, ...). By default it is read off the wrapped store's class name, which is
+         * wrong when that store is itself a wrapper: name the kind of the store underneath.
+         *
+         * @param kind the store's kind; not blank
+         * @return this builder
+         * @throws IllegalStateException if already set
+         * @throws IllegalArgumentException if blank
+         */
+        public Builder storeKind(String kind) {
+            if (storeKind != null) {
+                throw new IllegalStateException("storeKind was already set");
+            }
+            Objects.requireNonNull(kind, "storeKind");
+            if (kind.isBlank()) {
+                throw new IllegalArgumentException("storeKind must not be blank");
+            }
+            this.storeKind = kind;
             return this;
         }
 

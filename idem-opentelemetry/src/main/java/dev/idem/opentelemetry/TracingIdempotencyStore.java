@@ -41,12 +41,17 @@ public final class TracingIdempotencyStore implements IdempotencyStore {
     private final Tracer tracer;
     private final String kind;
 
-    TracingIdempotencyStore(IdempotencyStore delegate, Tracer tracer) {
+    TracingIdempotencyStore(IdempotencyStore delegate, Tracer tracer, String kind) {
         this.delegate = Objects.requireNonNull(delegate, "store");
         this.tracer = tracer;
-        String name = delegate.getClass().getSimpleName();
-        this.kind = (name.endsWith("IdempotencyStore") ? name.substring(0, name.length() - 16) : name)
-                .toLowerCase(java.util.Locale.ROOT);
+        this.kind = kind;
+    }
+
+    /** The kind read off a store's class name: {@code JdbcIdempotencyStore} is {@code jdbc}. */
+    static String kindOf(IdempotencyStore store) {
+        String name = store.getClass().getSimpleName();
+        String kind = name.endsWith("IdempotencyStore") ? name.substring(0, name.length() - 16) : name;
+        return kind.isEmpty() ? "custom" : kind.toLowerCase(java.util.Locale.ROOT);
     }
 
     /**

@@ -134,8 +134,8 @@ class IdempotencyTracingTest {
             return null;
         });
 
-        assertThat(span("duplicate").getAttributes().get(IdempotencyTracing.OUTCOME_KEY)).isEqualTo("conflict");
-        assertThat(span("reused").getAttributes().get(IdempotencyTracing.OUTCOME_KEY)).isEqualTo("reused");
+        assertThat(span("duplicate").getAttributes().get(IdempotencyTracing.OUTCOME_KEY)).isEqualTo("in_progress_conflict");
+        assertThat(span("reused").getAttributes().get(IdempotencyTracing.OUTCOME_KEY)).isEqualTo("key_reused");
         SpanData taker = span("taker");
         assertThat(taker.getAttributes().get(IdempotencyTracing.TAKEOVER_KEY)).isTrue();
         assertThat(taker.getAttributes().get(IdempotencyTracing.OUTCOME_KEY)).isEqualTo("executed");
@@ -221,5 +221,20 @@ class IdempotencyTracingTest {
                 return memory.capabilities();
             }
         };
+    }
+
+    @Test
+    void aWrappedStoreIsNamedAfterTheKindGivenNotItsWrappersClass() {
+        IdempotencyStore wrapper = new TracingIdempotencyStore(memory, tracer, "inner");
+        IdempotencyEngine engine = engine(IdempotencyTracing.builder(otel).storeKind("jdbc").build(), wrapper);
+        inRequest("call", () -> engine.execute(key("k-kind"), "{}", ctx -> "ok"));
+        List<String> kinds = exporter.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().startsWith("idem.store.") && s.getParentSpanId().equals(span("call").getSpanId()))
+                .map(s -> s.getAttributes().get(io.opentelemetry.api.common.AttributeKey.stringKey(
+                        TracingIdempotencyStore.STORE_KIND)))
+                .collect(Collectors.toList());
+        assertThat(kinds).containsExactly("jdbc", "jdbc");
+        assertThatThrownBy(() -> IdempotencyTracing.builder(otel).storeKind(" "))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

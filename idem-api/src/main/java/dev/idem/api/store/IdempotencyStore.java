@@ -11,6 +11,21 @@ import java.util.Optional;
  * must be atomic with respect to every other operation on the same key, across all
  * processes sharing the backend, and on a remote backend should be one round trip.
  *
+ * <p>Applications build a store and hand it to the engine, which is the only caller of these
+ * operations:
+ * <pre>{@code
+ * IdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).build();  // or MemoryIdempotencyStore.create(),
+ *                                                                              // RedisIdempotencyStore, DynamoDbIdempotencyStore
+ * IdempotencyEngine engine = IdempotencyEngine.builder().store(store).build();
+ * }</pre>
+ * An adapter for another backend implements the operations below and proves them by
+ * extending the store test kit ({@code idem-store-tck}) in a few lines:
+ * <pre>{@code
+ * class MyStoreContractTest extends IdempotencyStoreContract {
+ *     protected StoreFixture createFixture() { return new MyStoreFixture(); }
+ * }
+ * }</pre>
+ *
  * <p>"Now" is the store's clock. A record whose {@code expiresAt <= now} is absent for every
  * operation. Fencing: {@link #complete}, {@link #release} and {@link #extendLease} act only
  * if the record is IN_PROGRESS (unexpired) and carries the caller's token; otherwise they

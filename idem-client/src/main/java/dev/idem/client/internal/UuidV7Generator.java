@@ -1,6 +1,5 @@
 package dev.idem.client.internal;
 
-import dev.idem.client.IdempotencyKeyGenerator;
 import java.time.Clock;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
@@ -10,9 +9,11 @@ import java.util.random.RandomGenerator;
  * RFC 9562 UUIDv7: 48-bit Unix milliseconds, version 7, 12 bits {@code rand_a}, variant, 62 random
  * bits. The 60 bits before the variant are kept strictly increasing per generator (the "monotonic
  * random" idea of RFC 9562 section 6.2): when the clock stalls or steps back, the previous value plus
- * one is used, so keys from one generator stay ordered. Not API.
+ * one is used, so keys from one generator stay ordered. Not API. It imports nothing from the
+ * public package: {@code IdempotencyKeyGenerator.uuidV7()} adapts it, so the two files form no
+ * import cycle.
  */
-public final class UuidV7Generator implements IdempotencyKeyGenerator {
+public final class UuidV7Generator {
 
     private static final long RAND_A_MASK = 0xFFFL;
     private static final long TIMESTAMP_MASK = 0xFFFF_FFFF_FFFFL;
@@ -27,7 +28,7 @@ public final class UuidV7Generator implements IdempotencyKeyGenerator {
         this.random = random;
     }
 
-    @Override
+    /** Returns the next UUID as text, the form {@code IdempotencyKeyGenerator.newKey()} gives. */
     public String newKey() {
         return next().toString();
     }

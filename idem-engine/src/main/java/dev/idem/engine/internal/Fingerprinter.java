@@ -3,7 +3,9 @@ package dev.idem.engine.internal;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.InvalidRequestException;
+import dev.idem.engine.JsonCodec;
 import dev.idem.engine.RequestSerializationException;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -11,7 +13,7 @@ import java.security.NoSuchAlgorithmException;
 /**
  * SHA-256 over the operation and the canonical request. Requests may be JSON text
  * ({@code String}, its size counted in UTF-8 bytes), raw bytes ({@code byte[]}, hashed as they are, under a different domain
- * tag so they never equal a JSON request), or anything the ObjectMapper can write (POJOs,
+ * tag so they never equal a JSON request), or anything the {@link JsonCodec} can write (POJOs,
  * Maps, JsonNode), which is written and then canonicalized like text. Doubles in such
  * objects are written in their shortest round-trip form (so a {@code double} field equals
  * the same number sent as text), and NaN or an infinity is refused with the same
@@ -21,13 +23,18 @@ import java.security.NoSuchAlgorithmException;
 public final class Fingerprinter {
     private static final byte[] DOMAIN = "idem-fingerprint/v1\0".getBytes(StandardCharsets.US_ASCII);
 
-    private final ObjectMapper mapper;
+    private final JsonCodec json;
     private final int maxRequestBytes;
     private final PointerSet excluded;
 
-    /** Creates a fingerprinter; {@code excluded} applies to every request. */
+    /** Creates a fingerprinter writing object requests with {@code mapper}; {@code excluded} applies to every request. */
     public Fingerprinter(ObjectMapper mapper, int maxRequestBytes, PointerSet excluded) {
-        this.mapper = mapper;
+        this(new Jackson2JsonCodec(mapper), maxRequestBytes, excluded);
+    }
+
+    /** Creates a fingerprinter writing object requests with {@code json}; {@code excluded} applies to every request. */
+    public Fingerprinter(JsonCodec json, int maxRequestBytes, PointerSet excluded) {
+        this.json = json;
         this.maxRequestBytes = maxRequestBytes;
         this.excluded = excluded;
     }
@@ -50,21 +57,21 @@ public final class Fingerprinter {
             sha.update((byte) 'J');
             JsonCanonicalizer.digest(text, pointers, sha);
         } else {
-            byte[] json;
+            byte[] written;
             try {
-                json = ExactJsonWriter.write(mapper, request);
-            } catch (ExactJsonWriter.NonFiniteNumberException e) {
-                throw e.toInvalidRequest();
-            } catch (JsonProcessingException e) {
-                ExactJsonWriter.rethrowNonFinite(e);
+                written = json.writeRequest(request);
+            } catch (InvalidRequestException e) {
+                throw e;
+            } catch (IOException | RuntimeException e) {
                 // The object was built by the server, so this is the server's fault, not a bad request.
                 throw new RequestSerializationException(
                         "request of type " + request.getClass().getName() + " cannot be written as JSON: "
-                                + e.getOriginalMessage(), e);
+                                + (e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()),
+                        e);
             }
-            checkSize(json.length);
+            checkSize(written.length);
             sha.update((byte) 'J');
-            JsonCanonicalizer.digest(json, pointers, sha);
+            JsonCanonicalizer.digest(written, pointers, sha);
         }
         return digestAndReturn(sha);
     }

@@ -1,16 +1,16 @@
 package dev.idem.engine.internal;
 
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.api.IdempotencyException;
+import dev.idem.engine.JsonCodec;
 import java.io.IOException;
 
 /**
  * The engine's outcome format, opaque to stores: one kind byte, then JSON. {@code S}
- * marks a success and is followed by the result as the ObjectMapper writes it; {@code F}
+ * marks a success and is followed by the result as the {@link JsonCodec} writes it; {@code F}
  * marks a final failure and is followed by {@code {"code":...,"message":...}}; {@code U}
  * marks an outcome that could not be stored and is followed by {@code {"reason":...}}. No type
  * information is written, so nothing read back from a store can name a class to create.
@@ -31,12 +31,25 @@ public final class OutcomeCodec {
     }
 
     private final ObjectMapper mapper;
+    private final JsonCodec json;
+    private final boolean jackson2;
 
     /** Uses a copy of {@code mapper} with default typing switched off and unknown properties ignored. */
     public OutcomeCodec(ObjectMapper mapper) {
-        // Lenient replays: a property the result type no longer has must not fail a retry.
-        this.mapper = mapper.copy().deactivateDefaultTyping()
-                .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+        Jackson2JsonCodec codec = new Jackson2JsonCodec(mapper);
+        this.mapper = codec.mapper();
+        this.json = codec;
+        this.jackson2 = true;
+    }
+
+    /**
+     * Writes and reads results and step results with {@code json}; failures and markers, whose
+     * format is the engine's own, and result types are still handled with Jackson 2.
+     */
+    public OutcomeCodec(JsonCodec json) {
+        this.mapper = new Jackson2JsonCodec(new ObjectMapper()).mapper();
+        this.json = json;
+        this.jackson2 = json instanceof Jackson2JsonCodec;
     }
 
     /** The mapper used, for callers that build {@link JavaType}s. */
@@ -44,10 +57,15 @@ public final class OutcomeCodec {
         return mapper;
     }
 
+    /** The codec of results and object requests. */
+    public JsonCodec json() {
+        return json;
+    }
+
     /** Encodes a success value. */
     public byte[] encodeSuccess(Object value) {
         try {
-            return withKind(SUCCESS, mapper.writeValueAsBytes(value));
+            return withKind(SUCCESS, json.writeValue(value));
         } catch (IOException e) {
             throw new IdempotencyException("the work's result of type "
                     + (value == null ? "null" : value.getClass().getName()) + " cannot be written as JSON", e);
@@ -114,14 +132,19 @@ public final class OutcomeCodec {
      */
     public Object decodeSuccess(byte[] outcome, JavaType type) {
         try {
+            if (!jackson2) {
+                // Another library gets the plain Java type.
+                return json.readValue(outcome, 1, outcome.length - 1, ReflectTypes.of(type));
+            }
             char[] chars = asciiChars(outcome);
             if (chars == null) {
-                return mapper.readValue(outcome, 1, outcome.length - 1, type);
+                return json.readValue(outcome, 1, outcome.length - 1, type);
             }
             // Jackson's parser over chars costs less to create than its UTF-8 one (no byte
             // bootstrapper, no quad buffer); an ASCII outcome reads the same either way.
-            try (JsonParser parser = mapper.getFactory().createParser(chars, 0, outcome.length - 1)) {
-                return mapper.readValue(parser, type);
+            ObjectMapper reader = ((Jackson2JsonCodec) json).mapper();
+            try (JsonParser parser = reader.getFactory().createParser(chars, 0, outcome.length - 1)) {
+                return reader.readValue(parser, type);
             } finally {
                 SPARE_CHARS.get()[0] = chars;
             }

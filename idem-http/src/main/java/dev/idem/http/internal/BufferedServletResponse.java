@@ -4,7 +4,6 @@ import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
@@ -30,15 +29,16 @@ public final class BufferedServletResponse extends HttpServletResponseWrapper {
     private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
 
     private final Map<String, List<String>> headers = new LinkedHashMap<>();
-    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+    private final CappedBuffer body;
     private int status = 200;
     private String characterEncoding;
     private ServletOutputStream stream;
     private PrintWriter writer;
 
-    /** Wraps {@code response}. */
-    public BufferedServletResponse(HttpServletResponse response) {
+    /** Wraps {@code response}, keeping at most {@code maxBodyBytes} of the body (see {@link CappedBuffer}). */
+    public BufferedServletResponse(HttpServletResponse response, int maxBodyBytes) {
         super(response);
+        this.body = new CappedBuffer(maxBodyBytes);
     }
 
     /** The captured response. */

@@ -5,7 +5,6 @@ import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpPrincipal;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -26,12 +25,16 @@ public final class BufferingExchange extends HttpExchange {
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
     private InputStream in;
     private OutputStream out;
-    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+    private final CappedBuffer body;
     private int status = -1;
 
-    /** Wraps {@code real}, serving {@code requestBody} as the request body. */
-    public BufferingExchange(HttpExchange real, byte[] requestBody) {
+    /**
+     * Wraps {@code real}, serving {@code requestBody} as the request body and keeping at most
+     * {@code maxBodyBytes} of the response body (see {@link CappedBuffer}).
+     */
+    public BufferingExchange(HttpExchange real, byte[] requestBody, int maxBodyBytes) {
         this.real = real;
+        this.body = new CappedBuffer(maxBodyBytes);
         this.in = new ByteArrayInputStream(requestBody);
         this.out = body;
     }

@@ -14,6 +14,7 @@ import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.OutcomeNotStoredException;
 import dev.idem.engine.Result;
 import dev.idem.engine.WorkFailedException;
+import dev.idem.http.HandlerExecution;
 import dev.idem.http.HttpIdempotency;
 import dev.idem.http.IncomingRequest;
 import java.io.ByteArrayOutputStream;
@@ -46,8 +47,12 @@ public final class Processor {
         /** Hands the untouched request to the rest of the chain. */
         void passThrough() throws Exception;
 
-        /** Runs the rest of the chain on the buffered body and returns its buffered response. */
-        StoredResponse proceed(byte[] body, ExecutionContext context) throws Exception;
+        /**
+         * Runs the rest of the chain on the buffered body and returns its buffered response,
+         * keeping at most {@code maxResponseBytes} of its body (more bytes are dropped and
+         * counted, and the response comes back larger than that, so it is refused as too large).
+         */
+        StoredResponse proceed(byte[] body, ExecutionContext context, int maxResponseBytes) throws Exception;
 
         /** Sends {@code response} with {@code extraHeaders} added. */
         void send(StoredResponse response, Map<String, String> extraHeaders) throws IOException;
@@ -56,10 +61,15 @@ public final class Processor {
     private static final Map<String, String> CLOSE = Map.of("Connection", "close");
 
     private final HttpIdempotency config;
+    private final int responseCap;
 
     /** A processor for {@code config}. */
     public Processor(HttpIdempotency config) {
         this.config = config;
+        // Nothing longer than the store's outcome limit can be stored, so nothing longer is held:
+        // one byte more is kept, so that an oversize response is still refused as oversize.
+        int limit = config.engine().store().capabilities().maxOutcomeBytes();
+        this.responseCap = limit == Integer.MAX_VALUE ? limit : limit + 1;
     }
 
     /**
@@ -109,9 +119,12 @@ public final class Processor {
         }
         IdempotencyKey key;
         byte[] material;
+        // The record is keyed by the path as the client meant it (one spelling per path); metrics
+        // and spans are named after the route, which is bounded.
+        String path = Paths.normalize(request.path());
         try {
-            key = IdempotencyKey.of(fit(principal.get()), fit(method + " " + route.get()), token);
-            material = fingerprintMaterial(request, body);
+            key = IdempotencyKey.of(fit(principal.get()), fit(method + " " + path), token);
+            material = fingerprintMaterial(request, path, body);
         } catch (InvalidIdempotencyKeyException e) {
             problem(ex, Problem.of(e.httpStatus(), "invalid-key", "Invalid Idempotency-Key", e.getMessage()));
             return;
@@ -119,15 +132,18 @@ public final class Processor {
             problem(ex, invalidRequest(e));
             return;
         }
-        run(ex, key, material, body);
+        HandlerExecution.Call call = new HandlerExecution.Call(request, route.get(), method + " " + route.get(), path,
+                key, material, config.callOptions());
+        run(ex, call, body);
     }
 
-    private void run(Exchange ex, IdempotencyKey key, byte[] material, byte[] body) throws Exception {
+    private void run(Exchange ex, HandlerExecution.Call call, byte[] body) throws Exception {
+        IdempotencyKey key = call.key();
         AtomicReference<StoredResponse> sent = new AtomicReference<>();
         Result<StoredResponse> result;
         try {
-            result = config.engine().execute(key, material, StoredResponse.class, config.callOptions(), ctx -> {
-                StoredResponse captured = ex.proceed(body, ctx);
+            result = config.execution().execute(call, StoredResponse.class, ctx -> {
+                StoredResponse captured = ex.proceed(body, ctx, responseCap);
                 sent.set(captured);
                 if (!config.storagePolicy().stores(captured.status())) {
                     throw new UnstoredResponse(captured);
@@ -221,16 +237,16 @@ public final class Processor {
     }
 
     /**
-     * The SHA-256 of method, path, query, and the body: canonical JSON for a JSON media type
+     * The SHA-256 of method, canonical path, query, and the body: canonical JSON for a JSON media type
      * (so key order and whitespace do not matter), the raw bytes otherwise. Length-prefixed,
      * so no two requests share material. The engine gets the digest, not the material, so
      * only {@code maxBodyBytes} limits the body (not also the engine's request limit).
      */
-    private byte[] fingerprintMaterial(IncomingRequest request, byte[] body) {
+    private byte[] fingerprintMaterial(IncomingRequest request, String path, byte[] body) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(body.length + 128);
         out.writeBytes(DOMAIN);
         field(out, request.method().getBytes(StandardCharsets.UTF_8));
-        field(out, request.path().getBytes(StandardCharsets.UTF_8));
+        field(out, path.getBytes(StandardCharsets.UTF_8));
         field(out, request.query().getBytes(StandardCharsets.UTF_8));
         if (body.length > 0 && isJson(request.header("Content-Type").orElse(""))) {
             out.write('J');

@@ -7,6 +7,8 @@ import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
+import dev.idem.engine.AtomicWork;
+import dev.idem.engine.ExecutionContext;
 import dev.idem.store.jdbc.internal.Arguments;
 import dev.idem.store.jdbc.internal.Claims;
 import dev.idem.store.jdbc.internal.DialectOperations;
@@ -179,13 +181,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * in the same transaction. The business writes and the completion commit together; if
      * the completion matches nothing (another worker took the lease over) the transaction
      * rolls back and {@link LeaseLostException} is thrown, so the business writes of a stale
-     * worker never persist. With the engine:
-     *
-     * <pre>{@code
-     * engine.executeAtomically(key, request, Charge.class, options, (ctx, completion) ->
-     *     store.inTransaction(ctx.key(), ctx.fencingToken(), completion.ttl(), completion::encode,
-     *         handle -> charges.insert(handle, request)));
-     * }</pre>
+     * worker never persist. With the engine, {@link #transactional(HandleCallback)} passes
+     * the key, token, TTL and encoder for you; this method is for callers that hold them
+     * otherwise (an inbox's completion, a framework's transaction).
      *
      * @param <T> the work's result
      * @param <X> the checked exception the work may throw (it rolls the transaction back)
@@ -204,6 +202,48 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public <T, X extends Exception> T inTransaction(IdempotencyKey key, long fencingToken, Duration ttl,
             Function<? super T, byte[]> encoder, HandleCallback<T, X> work) throws X {
         return transactional.inTransaction(key, fencingToken, ttl, encoder, work);
+    }
+
+    /**
+     * Transactional mode with the engine, business code only: the work the engine runs for
+     * {@code executeAtomically} or {@code callAtomically}. It runs {@code work} on the handle of
+     * a new transaction and completes the record in the same transaction (this execution's
+     * key, fencing token, TTL and encoding, all taken from the engine), as
+     * {@link #inTransaction} does:
+     *
+     * <pre>{@code
+     * Result<Charge> result = engine.executeAtomically(key, request, Charge.class,
+     *         store.transactional(handle -> charges.insert(handle, request)));
+     * }</pre>
+     *
+     * The business writes and the completion commit together; a worker whose lease was taken
+     * over meanwhile is rolled back and gets {@link LeaseLostException}; if {@code work} throws,
+     * its transaction rolls back and the engine treats the exception as any work's failure.
+     *
+     * @param <T> the work's result
+     * @param <X> the checked exception the work may throw (it rolls the transaction back)
+     * @param work the business writes, on the transaction's handle
+     * @return the work for {@code IdempotencyEngine.executeAtomically}
+     */
+    public <T, X extends Exception> AtomicWork<T> transactional(HandleCallback<T, X> work) {
+        Objects.requireNonNull(work, "work");
+        return (ctx, completion) -> transactional.inTransaction(ctx.key(), ctx.fencingToken(), completion.ttl(),
+                completion::encode, work);
+    }
+
+    /**
+     * Like {@link #transactional(HandleCallback)} for business code that also needs the
+     * execution (its {@link ExecutionContext#downstreamKey()} or attempt):
+     * {@code store.transactional((handle, ctx) -> charges.insert(handle, request, ctx.downstreamKey()))}.
+     *
+     * @param <T> the work's result
+     * @param work the business writes, on the transaction's handle, with the execution's context
+     * @return the work for {@code IdempotencyEngine.executeAtomically}
+     */
+    public <T> AtomicWork<T> transactional(TransactionalWork<T> work) {
+        Objects.requireNonNull(work, "work");
+        return (ctx, completion) -> transactional.inTransaction(ctx.key(), ctx.fencingToken(), completion.ttl(),
+                completion::encode, handle -> work.execute(handle, ctx));
     }
 
     @Override

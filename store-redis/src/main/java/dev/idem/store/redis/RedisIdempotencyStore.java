@@ -10,6 +10,7 @@ import dev.idem.store.redis.internal.LuaScript;
 import dev.idem.store.redis.internal.RecordKeys;
 import dev.idem.store.redis.internal.Replies;
 import dev.idem.store.redis.internal.Replies.MalformedReplyException;
+import dev.idem.store.redis.internal.ReplicatedRunner;
 import dev.idem.store.redis.internal.ScriptRunner;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -54,6 +55,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final String keyPrefix;
     private final RecordKeys keys;
     private final ScriptRunner scripts;
+    private final ReplicatedRunner replicated;
     private final int maxOutcomeBytes;
     private final int waitReplicas;
     private final Duration waitTimeout;
@@ -65,6 +67,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.keyPrefix = b.keyPrefix;
         this.keys = new RecordKeys(b.keyPrefix);
         this.scripts = new ScriptRunner(b.client);
+        this.replicated = new ReplicatedRunner(scripts, b.waitReplicas, b.waitTimeout.toMillis());
         this.maxOutcomeBytes = b.maxOutcomeBytes;
         this.waitReplicas = b.waitReplicas;
         this.waitTimeout = b.waitTimeout;
@@ -98,23 +101,26 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(fingerprint, "fingerprint");
         long leaseMillis = millis("lease", lease);
         long ttlMillis = millis("ttl", ttl);
-        Object reply = scripts.run(LuaScript.CLAIM, keys.of(key),
+        byte[] recordKey = keys.of(key);
+        ReplicatedRunner.Reply reply = replicated.run(LuaScript.CLAIM, recordKey,
                 List.of(fingerprint, text(fencingToken), text(leaseMillis), text(ttlMillis), now()));
-        try {
-            List<?> list = Replies.list(reply, 11, 11, "claim reply");
-            char how = Replies.letter(list.get(0), "claim status");
-            Instant now = Instant.ofEpochMilli(Replies.integer(list.get(1), "server time"));
-            StoredRecord record = Replies.record(key, list, 2, fingerprint, fencingToken);
-            switch (how) {
-                case 'A':
-                    return ClaimResult.acquired(record, now);
-                case 'T':
-                    return ClaimResult.takenOver(record, now);
-                case 'E':
-                    return ClaimResult.existing(record, now);
-                default:
-                    throw new MalformedReplyException("claim status: unknown code '" + how + "'");
+        ClaimResult result = claimResult(key, reply.value(), fingerprint, fencingToken);
+        if (result.claimed() && replicated.tooFew(reply)) {
+            // Only the primary holds the claim: a failover now could lose it and let a duplicate run the
+            // work as well. Give the key back, so the caller's retry can claim it again.
+            try {
+                scripts.run(LuaScript.RELEASE, recordKey, List.of(text(fencingToken), now()));
+            } catch (StoreUnavailableException e) {
+                // The claim then holds the key until its lease lapses, as a crashed holder's would.
             }
+            throw replicated.failure("claim", reply, "; the claim was released again and the work did not start");
+        }
+        return result;
+    }
+
+    private static ClaimResult claimResult(IdempotencyKey key, Object reply, byte[] fingerprint, long token) {
+        try {
+            return Replies.claim(key, reply, fingerprint, token);
         } catch (MalformedReplyException | IllegalArgumentException e) {
             throw unreadable(LuaScript.CLAIM, e);
         }
@@ -139,24 +145,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private boolean fencedWrite(LuaScript script, String what, byte[] recordKey, List<byte[]> args) {
+        ReplicatedRunner.Reply reply = replicated.run(script, recordKey, args);
+        boolean done;
         try {
-            if (waitReplicas == 0) {
-                return Replies.flag(scripts.run(script, recordKey, args), script.name() + " reply");
-            }
-            Object[] replyAndAcks = scripts.runThenWait(script, recordKey, args, waitReplicas, waitTimeout.toMillis());
-            boolean done = Replies.flag(replyAndAcks[0], script.name() + " reply");
-            long acked = Replies.integer(replyAndAcks[1], "WAIT reply");
-            if (done && acked < waitReplicas) {
-                // The write is on the primary (a retry with this token returns true and a
-                // duplicate sees it), but a failover now could lose it.
-                throw new StoreUnavailableException(what + " stored on the Redis primary but acknowledged by "
-                        + acked + " of " + waitReplicas + " required replicas within " + waitTimeout.toMillis()
-                        + " ms", null, true);
-            }
-            return done;
+            done = Replies.flag(reply.value(), script.name() + " reply");
         } catch (MalformedReplyException e) {
             throw unreadable(script, e);
         }
+        if (done && replicated.tooFew(reply)) {
+            // The write is on the primary (a retry with this token returns true and a duplicate
+            // sees it), but a failover now could lose it.
+            throw replicated.failure(what, reply, "");
+        }
+        return done;
     }
 
     private void checkSize(String what, byte[] bytes) {
@@ -182,19 +183,27 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
         Objects.requireNonNull(key, "key");
         long leaseMillis = millis("lease", lease);
-        Object reply = scripts.run(LuaScript.EXTEND, keys.of(key), List.of(text(fencingToken), text(leaseMillis), now()));
+        ReplicatedRunner.Reply reply = replicated.run(LuaScript.EXTEND, keys.of(key),
+                List.of(text(fencingToken), text(leaseMillis), now()));
+        Optional<Instant> deadline;
         try {
-            List<?> list = Replies.list(reply, 1, 2, "extendLease reply");
+            List<?> list = Replies.list(reply.value(), 1, 2, "extendLease reply");
             boolean extended = Replies.flag(list.get(0), "extendLease status");
             if (extended != (list.size() == 2)) {
                 throw new MalformedReplyException("extendLease reply: status and length disagree");
             }
-            return extended
+            deadline = extended
                     ? Optional.of(Instant.ofEpochMilli(Replies.integer(list.get(1), "lease deadline")))
                     : Optional.empty();
         } catch (MalformedReplyException e) {
             throw unreadable(LuaScript.EXTEND, e);
         }
+        if (deadline.isPresent() && replicated.tooFew(reply)) {
+            // A failover now could bring back the shorter lease, and a duplicate could take the key over
+            // while this worker still runs: the worker must not count on the extension.
+            throw replicated.failure("lease extension", reply, "");
+        }
+        return deadline;
     }
 
     @Override
@@ -353,12 +362,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
 
         /**
-         * After each complete and each checkpoint, waits (Redis {@code WAIT}, pipelined in the
-         * same round trip) until {@code replicas} replicas acknowledged the write or
-         * {@code timeout} passed; fewer acknowledgements make the call throw a retryable
-         * {@link StoreUnavailableException} (the outcome or journal is stored on the primary).
-         * Off by default; {@code replicas = 0} turns it off. The client's socket timeout must
-         * exceed {@code timeout}.
+         * After each claim, complete, checkpoint and lease extension, waits (Redis {@code WAIT},
+         * pipelined in the same round trip) until {@code replicas} replicas acknowledged the write
+         * or {@code timeout} passed. Fewer acknowledgements make the call throw a retryable
+         * {@link StoreUnavailableException}: a claim that won is released again first (best
+         * effort), so the work does not start on a claim a failover could lose; an outcome,
+         * journal or extension stays on the primary, and the caller must not count on it
+         * surviving a failover. A claim that found someone else's record waits too (it is in the
+         * same round trip) but never fails for it. Off by default; {@code replicas = 0} turns it
+         * off. The client's socket timeout must exceed {@code timeout}. {@code WAIT} is not
+         * consensus: see the README for the window that remains.
          *
          * @param replicas how many replicas must acknowledge; 0 turns waiting off
          * @param timeout how long to wait for them, at most 10 minutes

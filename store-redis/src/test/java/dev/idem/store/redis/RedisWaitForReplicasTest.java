@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.RedisClient;
 import redis.embedded.RedisServer;
 
-/** The optional WAIT after complete, against a primary with one real replica. */
+/** The optional WAIT after claim, complete and lease extension, against a primary with one real replica. */
 @Timeout(60)
 class RedisWaitForReplicasTest {
     private static RedisServer primary;
@@ -62,11 +62,27 @@ class RedisWaitForReplicasTest {
     }
 
     @Test
+    void aClaimTooFewReplicasAcknowledgedFailsAndIsGivenBack() {
+        RedisIdempotencyStore store = RedisIdempotencyStore.builder(client)
+                .waitForReplicas(2, Duration.ofMillis(200)).build();
+        IdempotencyKey k = key();
+        assertThatThrownBy(() -> store.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1)))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("1 of 2").hasMessageContaining("released")
+                .satisfies(e -> assertThat(((StoreUnavailableException) e).retryable()).isTrue());
+        assertThat(store.find(k).orElseThrow().state()).isEqualTo(RecordState.RELEASED);
+        // A claim that finds someone else's record is an answer, not a write: it does not fail.
+        RedisIdempotencyStore.create(client).claim(k, new byte[] {1}, 4, Duration.ofSeconds(30), Duration.ofMinutes(1));
+        assertThat(store.claim(k, new byte[] {1}, 5, Duration.ofSeconds(30), Duration.ofMinutes(1)).record()
+                .fencingToken()).isEqualTo(4);
+    }
+
+    @Test
     void tooFewAcknowledgementsAreARetryableFailureWithTheOutcomeKeptOnThePrimary() {
         RedisIdempotencyStore store = RedisIdempotencyStore.builder(client)
                 .waitForReplicas(2, Duration.ofMillis(200)).build();
         IdempotencyKey k = key();
-        store.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1));
+        RedisIdempotencyStore.create(client).claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1));
         assertThatThrownBy(() -> store.complete(k, 3, new byte[] {9}, Duration.ofMinutes(1)))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("1 of 2")

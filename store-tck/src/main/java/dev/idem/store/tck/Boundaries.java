@@ -23,7 +23,10 @@ import java.util.Optional;
  * deadline itself there, and at or after it on any clock, so the "at the deadline" checks
  * hold everywhere. One millisecond before a deadline can only be reached on a simulated
  * clock; there the check is exact, elsewhere it is judged by the store time the claim
- * reports, so it never depends on how fast the machine is.
+ * reports, so it never depends on how fast the machine is. Deadlines are judged against what
+ * the SPI says they are ({@code now + lease}, {@code now + ttl}, from the store time of the
+ * call), never against the deadline the store reports, so a store that cuts its deadlines
+ * short (to whole seconds, say: the kit's simulated clocks stand off the whole second) fails.
  */
 final class Boundaries {
     private static final Duration LONG = KitContext.LONG;
@@ -45,7 +48,7 @@ final class Boundaries {
 
         c.fixture.advance(lease.minus(MS));
         ClaimResult probe = s.claim(early, fp("a"), c.token(), LONG, LONG);
-        if (probe.storeTime().isBefore(first.record().leaseExpiresAt())) {
+        if (probe.storeTime().isBefore(first.storeTime().plus(lease))) {
             assertThat(probe.status()).as("claim before the lease deadline: %s", probe).isEqualTo(Status.EXISTING);
             assertThat(probe.record().fencingToken()).isEqualTo(t1);
         } else {
@@ -59,7 +62,7 @@ final class Boundaries {
                 .as("another request at the lease deadline").isEqualTo(Status.EXISTING);
         ClaimResult takeover = s.claim(onTime, fp("a"), taker, LONG, LONG);
         assertThat(takeover.status()).as("claim at the lease deadline %s: %s",
-                second.record().leaseExpiresAt(), takeover).isEqualTo(Status.TAKEN_OVER);
+                second.storeTime().plus(lease), takeover).isEqualTo(Status.TAKEN_OVER);
         assertThat(takeover.record().attempt()).isEqualTo(2);
         assertThat(takeover.record().fencingToken()).isEqualTo(taker);
         assertThat(s.complete(onTime, t2, bytes("stale"), LONG)).isFalse();
@@ -67,12 +70,13 @@ final class Boundaries {
         assertThat(s.find(onTime).orElseThrow().outcome()).isEqualTo(bytes("taker"));
     }
 
-    /** At {@code now == expiresAt} a record of every state is gone for every operation. */
+    /** At {@code now == expiresAt} a record of every state is gone for every operation, checkpoint included. */
     static void recordsExpireExactlyAtExpiresAt(KitContext c) throws Exception {
         IdempotencyStore s = c.store();
         Duration lease = c.fixture.lease();
         Duration ttl = c.fixture.ttl();
-        IdempotencyKey probe = c.key("expiry-early");
+        IdempotencyKey probeHeld = c.key("expiry-early-in-progress");
+        IdempotencyKey probeDone = c.key("expiry-early-completed");
         IdempotencyKey done = c.key("expiry-completed");
         IdempotencyKey held = c.key("expiry-in-progress");
         IdempotencyKey released = c.key("expiry-released");
@@ -80,23 +84,32 @@ final class Boundaries {
         long td = c.token();
         long th = c.token();
         long tr = c.token();
-        s.claim(probe, fp("a"), tp, lease, ttl);
+        ClaimResult heldClaim = s.claim(probeHeld, fp("a"), c.token(), lease, ttl);
+        ClaimResult doneClaim = s.claim(probeDone, fp("a"), tp, lease, ttl);
         s.claim(done, fp("a"), td, lease, ttl);
         s.claim(held, fp("a"), th, lease, ttl);
         s.claim(released, fp("a"), tr, lease, ttl);
-        assertThat(s.complete(probe, tp, bytes("p"), ttl)).isTrue();
+        assertThat(s.complete(probeDone, tp, bytes("p"), ttl)).isTrue();
         assertThat(s.complete(done, td, bytes("d"), ttl)).isTrue();
         assertThat(s.release(released, tr)).isTrue();
-        Instant probeExpiry = s.find(probe).orElseThrow().expiresAt();
+        assertThat(s.checkpoint(held, th, bytes("j"))).isTrue();
+        // The completes ran between the two claims' store times: their expiry is now + ttl from within that span.
+        Instant doneBy = s.claim(c.key("expiry-bracket"), fp("a"), c.token(), LONG, LONG).storeTime();
 
         c.fixture.advance(ttl.minus(MS));
-        ClaimResult early = s.claim(probe, fp("other"), c.token(), LONG, LONG);
-        if (early.storeTime().isBefore(probeExpiry)) {
+        ClaimResult early = s.claim(probeHeld, fp("other"), c.token(), LONG, LONG);
+        if (early.storeTime().isBefore(heldClaim.storeTime().plus(ttl))) {
             assertThat(early.status()).as("claim before expiry: %s", early).isEqualTo(Status.EXISTING);
-            assertThat(early.record().outcome()).isEqualTo(bytes("p"));
         } else {
             assertThat(early.status()).as("claim at or after expiry: %s", early).isEqualTo(Status.ACQUIRED);
-            assertThat(early.record().attempt()).isEqualTo(1);
+        }
+        ClaimResult earlyDone = s.claim(probeDone, fp("other"), c.token(), LONG, LONG);
+        if (earlyDone.storeTime().isBefore(doneClaim.storeTime().plus(ttl))) {
+            assertThat(earlyDone.status()).as("claim before expiry: %s", earlyDone).isEqualTo(Status.EXISTING);
+            assertThat(earlyDone.record().outcome()).isEqualTo(bytes("p"));
+        } else if (!earlyDone.storeTime().isBefore(doneBy.plus(ttl))) {
+            assertThat(earlyDone.status()).as("claim at or after expiry: %s", earlyDone).isEqualTo(Status.ACQUIRED);
+            assertThat(earlyDone.record().attempt()).isEqualTo(1);
         }
 
         c.fixture.advance(MS);
@@ -104,6 +117,8 @@ final class Boundaries {
             assertThat(s.find(k)).as("find of %s at its expiry", k.key()).isEmpty();
         }
         assertThat(s.complete(done, td, bytes("d"), ttl)).as("complete repeated at expiry").isFalse();
+        assertThat(s.checkpoint(held, th, bytes("late")))
+                .as("checkpoint of an in-progress record at expiry").isFalse();
         assertThat(s.complete(held, th, bytes("h"), ttl)).as("complete of an in-progress record at expiry")
                 .isFalse();
         assertThat(s.release(held, th)).as("release at expiry").isFalse();
@@ -113,6 +128,7 @@ final class Boundaries {
             ClaimResult fresh = s.claim(k, fp("a"), c.token(), LONG, LONG);
             assertThat(fresh.status()).as("claim of %s at its expiry", k.key()).isEqualTo(Status.ACQUIRED);
             assertThat(fresh.record().attempt()).as("attempt of %s after expiry", k.key()).isEqualTo(1);
+            assertThat(fresh.record().journal()).as("journal of %s after expiry", k.key()).isNull();
         }
     }
 
@@ -140,7 +156,10 @@ final class Boundaries {
         assertThat(s.complete(k, t, bytes("late but mine"), ttl)).isTrue();
     }
 
-    /** A lapsed lease that nobody took over still belongs to its holder: other tokens change nothing. */
+    /**
+     * A lapsed lease that nobody took over still belongs to its holder: other tokens change
+     * nothing, not the outcome, not the state, not the step journal.
+     */
     static void foreignTokensAreRefusedOnALapsedLease(KitContext c) throws Exception {
         IdempotencyStore s = c.store();
         Duration lease = c.fixture.lease();
@@ -148,8 +167,13 @@ final class Boundaries {
         long holder = c.token();
         long stranger = c.token();
         s.claim(k, fp("a"), holder, lease, LONG);
+        assertThat(s.checkpoint(k, holder, bytes("holder's step"))).isTrue();
         c.fixture.advance(lease);
 
+        assertThat(s.checkpoint(k, stranger, bytes("stranger's step")))
+                .as("checkpoint with another token on a lapsed lease").isFalse();
+        assertThat(s.find(k).orElseThrow().journal()).as("journal after a stranger's checkpoint")
+                .isEqualTo(bytes("holder's step"));
         assertThat(s.release(k, stranger)).as("release with another token on a lapsed lease").isFalse();
         assertThat(s.complete(k, stranger, bytes("stranger"), LONG)).as("complete with another token").isFalse();
         assertThat(s.extendLease(k, stranger, LONG)).as("extendLease with another token").isEmpty();
@@ -158,6 +182,8 @@ final class Boundaries {
         assertThat(rec.fencingToken()).isEqualTo(holder);
         assertThat(rec.attempt()).isEqualTo(1);
         assertThat(rec.outcome()).isNull();
+        assertThat(rec.journal()).isEqualTo(bytes("holder's step"));
+        assertThat(s.checkpoint(k, holder, bytes("holder's next step"))).as("the holder's own checkpoint").isTrue();
         assertThat(s.complete(k, holder, bytes("mine"), LONG)).isTrue();
         assertThat(s.find(k).orElseThrow().outcome()).isEqualTo(bytes("mine"));
     }

@@ -27,11 +27,15 @@ import org.junit.jupiter.api.Timeout;
  * implements {@link #createFixture()}; everything else is inherited.
  *
  * <p>Every test works under its own random scope, so tests never see each other's records
- * and the backend needs no cleaning between them.
+ * and the backend needs no cleaning between them. On a simulated clock every test first moves
+ * the clock by an odd fraction of a second (and of a millisecond), so no deadline of the test
+ * falls on a whole second: a store that keeps coarser time than it reports cannot hide.
  */
 @Timeout(120)
 public abstract class IdempotencyStoreContract {
     private static final long TOKEN_SEED = 0x5EED_1DE3L;
+    /** Seeds of the random concurrent histories each run checks. */
+    private static final int HISTORY_SEEDS = 6;
 
     /** The fixture for the current test. */
     protected StoreFixture fixture;
@@ -53,6 +57,9 @@ public abstract class IdempotencyStoreContract {
         fixture = createFixture();
         store = fixture.store();
         scope = "tck-" + UUID.randomUUID();
+        if (fixture.clockIsSimulated()) {
+            fixture.advance(KitContext.OFF_THE_SECOND);
+        }
     }
 
     @AfterEach
@@ -122,6 +129,26 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
+    void deadlinesAreKeptToTheMillisecond() throws Exception {
+        Lifetimes.deadlinesAreKeptToTheMillisecond(kit());
+    }
+
+    @Test
+    void aLeaseLongerThanTheTtlKeepsTheRecordAlive() throws Exception {
+        Lifetimes.aLeaseLongerThanTheTtlKeepsTheRecordAlive(kit());
+    }
+
+    @Test
+    void extendingALeaseNeverShortensTheRecordsLife() throws Exception {
+        Lifetimes.extendingALeaseNeverShortensTheRecordsLife(kit());
+    }
+
+    @Test
+    void purgeLeavesLiveRecordsAlone() throws Exception {
+        Lifetimes.purgeLeavesLiveRecordsAlone(kit());
+    }
+
+    @Test
     void keysDifferingInOnePartAreSeparate() {
         Boundaries.keysDifferingInOnePartAreSeparate(kit());
     }
@@ -138,27 +165,41 @@ public abstract class IdempotencyStoreContract {
 
     @Test
     void staleCompleteRacingATakeoverIsRefused() throws Exception {
-        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.COMPLETE), 3);
+        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.COMPLETE),
+                LockstepRaces.ROUNDS);
     }
 
     @Test
     void staleReleaseRacingATakeoverIsRefused() throws Exception {
-        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.RELEASE), 3);
+        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.RELEASE),
+                LockstepRaces.ROUNDS);
     }
 
     @Test
     void staleExtendRacingATakeoverIsRefused() throws Exception {
-        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.EXTEND), 3);
+        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.EXTEND),
+                LockstepRaces.ROUNDS);
+    }
+
+    @Test
+    void staleCheckpointRacingATakeoverIsRefusedOrSeen() throws Exception {
+        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.CHECKPOINT),
+                LockstepRaces.ROUNDS);
+    }
+
+    @Test
+    void duplicatesRacingAReleaseNeverSeeItReleased() throws Exception {
+        LockstepRaces.duplicatesRacingARelease(kit());
     }
 
     @Test
     void holderMovesRacingDuplicatesAreLinearizable() throws Exception {
-        LockstepRaces.holderAgainstDuplicates(kit(), 3);
+        LockstepRaces.holderAgainstDuplicates(kit(), LockstepRaces.ROUNDS);
     }
 
     @Test
     void concurrentHistoriesAreLinearizable() throws Exception {
-        for (long seed = 1; seed <= 3; seed++) {
+        for (long seed = 1; seed <= HISTORY_SEEDS; seed++) {
             ConcurrentHistories.run(kit(), seed);
         }
     }
@@ -521,9 +562,10 @@ public abstract class IdempotencyStoreContract {
 
     @Test
     void racingCompleteAndReleaseFromStaleAndCurrentHoldersLeaveOneConsistentOutcome() throws Exception {
-        // The stale holder completes, releases and extends while two others take the key over and
-        // complete it, all at one instant (see LockstepRaces for what is asserted).
-        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.values()), 4);
+        // The stale holder completes, releases, extends and checkpoints while two others take the key
+        // over and complete it, all at one instant (see LockstepRaces for what is asserted).
+        LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.values()),
+                LockstepRaces.ROUNDS / 4);
     }
 
     // ---- SPI v2: creation time and the step journal (checkpoint) ----

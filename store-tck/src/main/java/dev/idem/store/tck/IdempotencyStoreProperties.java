@@ -59,6 +59,9 @@ public abstract class IdempotencyStoreProperties {
     private StoreFixture fixture() throws Exception {
         if (fixture == null) {
             fixture = createFixture();
+            if (fixture.clockIsSimulated()) {
+                fixture.advance(KitContext.OFF_THE_SECOND);
+            }
         }
         return fixture;
     }
@@ -72,8 +75,10 @@ public abstract class IdempotencyStoreProperties {
     }
 
     /**
-     * The stateful model test: scripts of claims, own-token retries, completes, releases,
-     * lease extensions, reads, purges and time passing, every action and every key checked
+     * The stateful model test: scripts of claims (some with a lease longer than the TTL),
+     * own-token retries, completes, releases, checkpoints, lease extensions (shorter and longer
+     * than the record's remaining life), reads, purges and time passing (by whole leases and by
+     * fractions of a second), every action and every key checked
      * against the reference model after each step (see {@code StoreStateMachine}). Seeded,
      * so every build runs the same scripts.
      *

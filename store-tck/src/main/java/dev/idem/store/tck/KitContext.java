@@ -12,6 +12,11 @@ import java.util.function.LongSupplier;
 final class KitContext {
     /** Leases and TTLs for records whose expiry is not the subject: far longer than any test. */
     static final Duration LONG = Duration.ofMinutes(10);
+    /**
+     * How far a simulated clock is moved before each test, so that no deadline of the test falls on
+     * a whole second (or millisecond): a store that keeps coarser time than it reports cannot hide.
+     */
+    static final Duration OFF_THE_SECOND = Duration.ofNanos(123_456_789);
 
     final StoreFixture fixture;
     final String scope;

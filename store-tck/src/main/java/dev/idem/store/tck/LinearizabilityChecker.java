@@ -13,7 +13,8 @@ import java.util.Set;
 /**
  * Decides whether a concurrent {@link History} is linearizable against {@link StoreModel}:
  * whether every operation can be given one instant between its invocation and its response
- * such that, in that order, each produced exactly what the sequential model allows.
+ * such that, in that order, each produced exactly what the sequential model allows. Every
+ * operation of the SPI but purge is in the model, checkpoint and the step journal included.
  *
  * <p>The search is Wing and Gong's, with Lowe's memo of (operations already placed, model
  * state) so that equivalent prefixes are explored once. Keys are independent in the model,

@@ -9,10 +9,19 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A thread-safe clock that moves only when told to, so tests of leases and expiry never
- * sleep. Millisecond resolution, UTC.
+ * sleep. Nanosecond resolution ({@link #millis()} rounds down), UTC.
+ *
+ * <p>Keep it off whole seconds: a store that truncates its deadlines to seconds (or to
+ * milliseconds where it claims finer time) looks correct on a clock that only ever reads
+ * {@code hh:mm:ss.000}. The store test kit moves every simulated clock to a sub-second
+ * offset before each test for that reason.
  */
 public final class MutableClock extends Clock {
-    private final AtomicLong millis;
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    private static final long NANOS_PER_MILLI = 1_000_000L;
+
+    // Epoch nanoseconds: a long holds them until the year 2262.
+    private final AtomicLong nanos;
 
     /**
      * A clock standing at {@code start}.
@@ -20,7 +29,7 @@ public final class MutableClock extends Clock {
      * @param start the first reading
      */
     public MutableClock(Instant start) {
-        this.millis = new AtomicLong(start.toEpochMilli());
+        this.nanos = new AtomicLong(epochNanos(start));
     }
 
     /** A clock standing at 2030-01-01T00:00:00Z. */
@@ -29,12 +38,12 @@ public final class MutableClock extends Clock {
     }
 
     /**
-     * Moves the clock forward (or back, for skew tests) by {@code d}.
+     * Moves the clock forward (or back, for skew tests) by {@code d}, to the nanosecond.
      *
      * @param d how far to move
      */
     public void advance(Duration d) {
-        millis.addAndGet(d.toMillis());
+        nanos.addAndGet(d.toNanos());
     }
 
     /**
@@ -43,17 +52,18 @@ public final class MutableClock extends Clock {
      * @param instant the new reading
      */
     public void set(Instant instant) {
-        millis.set(instant.toEpochMilli());
+        nanos.set(epochNanos(instant));
     }
 
     @Override
     public long millis() {
-        return millis.get();
+        return Math.floorDiv(nanos.get(), NANOS_PER_MILLI);
     }
 
     @Override
     public Instant instant() {
-        return Instant.ofEpochMilli(millis.get());
+        long n = nanos.get();
+        return Instant.ofEpochSecond(Math.floorDiv(n, NANOS_PER_SECOND), Math.floorMod(n, NANOS_PER_SECOND));
     }
 
     @Override
@@ -64,5 +74,9 @@ public final class MutableClock extends Clock {
     @Override
     public Clock withZone(ZoneId zone) {
         throw new UnsupportedOperationException("MutableClock is UTC only");
+    }
+
+    private static long epochNanos(Instant i) {
+        return Math.addExact(Math.multiplyExact(i.getEpochSecond(), NANOS_PER_SECOND), i.getNano());
     }
 }

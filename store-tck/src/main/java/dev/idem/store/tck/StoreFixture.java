@@ -31,7 +31,9 @@ public interface StoreFixture {
     }
 
     /**
-     * Lets at least {@code d} pass on the store's clock.
+     * Lets at least {@code d} pass on the store's clock. The kit moves by fractions of a second
+     * as well as by whole leases; once per test, on a simulated clock, by a fraction of a
+     * millisecond too (a clock of millisecond resolution may drop that part).
      *
      * @param d how far to move
      * @throws InterruptedException if the wait is interrupted

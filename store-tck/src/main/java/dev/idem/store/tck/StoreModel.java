@@ -14,17 +14,27 @@ import java.util.List;
  * <p>Time is logical (milliseconds since the test began); operations carry their lease and
  * TTL in the same unit. Where the SPI leaves a choice (a claim that finds the caller's own
  * token after a lost reply may report the claim as won), every allowed result is listed.
+ * The step journal is part of the record: checkpoint replaces it, release, extension and a
+ * takeover keep it, a new claim keeps it only for the same fingerprint, complete drops it.
  */
 final class StoreModel {
 
     private StoreModel() {
     }
 
-    /** One record; {@code leaseUntil} only means something while IN_PROGRESS, {@code outcome} once COMPLETED. */
+    /**
+     * One record; {@code leaseUntil} only means something while IN_PROGRESS, {@code outcome} once COMPLETED,
+     * {@code journal} is null when there is none.
+     */
     record Rec(RecordState state, String fingerprint, long token, int attempt, long leaseUntil, long expiresAt,
-            String outcome) {
+            String outcome, String journal) {
         String describe() {
-            return StoreOp.describe(state, fingerprint, token, attempt, outcome);
+            return StoreOp.describe(state, fingerprint, token, attempt, outcome, journal);
+        }
+
+        Rec with(RecordState newState, long newLeaseUntil, long newExpiresAt, String newOutcome, String newJournal) {
+            return new Rec(newState, fingerprint, token, attempt, newLeaseUntil, newExpiresAt, newOutcome,
+                    newJournal);
         }
     }
 
@@ -62,24 +72,29 @@ final class StoreModel {
             } else if (r.state == RecordState.COMPLETED) {
                 out.add(new Next("true", s));
             } else {
-                Rec done = new Rec(RecordState.COMPLETED, r.fingerprint, r.token, r.attempt, 0,
-                        now + c.ttlMillis(), c.outcome());
+                Rec done = r.with(RecordState.COMPLETED, 0, now + c.ttlMillis(), c.outcome(), null);
                 out.add(new Next("true", new State(done, now)));
             }
         } else if (op instanceof StoreOp.Release rel) {
             if (r == null || r.token != rel.token() || r.state == RecordState.COMPLETED) {
                 out.add(new Next("false", s));
             } else {
-                Rec released = new Rec(RecordState.RELEASED, r.fingerprint, r.token, r.attempt, 0, r.expiresAt, null);
+                Rec released = r.with(RecordState.RELEASED, 0, r.expiresAt, null, r.journal);
                 out.add(new Next("true", new State(released, now)));
+            }
+        } else if (op instanceof StoreOp.Checkpoint cp) {
+            if (r == null || r.token != cp.token() || r.state != RecordState.IN_PROGRESS) {
+                out.add(new Next("false", s));
+            } else {
+                Rec saved = r.with(RecordState.IN_PROGRESS, r.leaseUntil, r.expiresAt, null, cp.journal());
+                out.add(new Next("true", new State(saved, now)));
             }
         } else if (op instanceof StoreOp.Extend e) {
             if (r == null || r.token != e.token() || r.state != RecordState.IN_PROGRESS) {
                 out.add(new Next("refused", s));
             } else {
                 long lease = now + e.leaseMillis();
-                Rec extended = new Rec(RecordState.IN_PROGRESS, r.fingerprint, r.token, r.attempt, lease,
-                        Math.max(r.expiresAt, lease), null);
+                Rec extended = r.with(RecordState.IN_PROGRESS, lease, Math.max(r.expiresAt, lease), null, r.journal);
                 out.add(new Next("extended", new State(extended, now)));
             }
         } else {
@@ -93,15 +108,17 @@ final class StoreModel {
         long lease = now + c.leaseMillis();
         long expires = Math.max(now + c.ttlMillis(), lease);
         if (r == null) {
-            Rec mine = new Rec(RecordState.IN_PROGRESS, c.fingerprint(), c.token(), 1, lease, expires, null);
+            Rec mine = new Rec(RecordState.IN_PROGRESS, c.fingerprint(), c.token(), 1, lease, expires, null, null);
             out.add(new Next(Status.ACQUIRED + " " + mine.describe(), new State(mine, now)));
             return;
         }
         if (r.state == RecordState.RELEASED
                 || r.state == RecordState.IN_PROGRESS && now >= r.leaseUntil && r.fingerprint.equals(c.fingerprint())) {
             Status status = r.state == RecordState.RELEASED ? Status.ACQUIRED : Status.TAKEN_OVER;
+            // The journal belongs to the request it was written for.
+            String journal = r.fingerprint.equals(c.fingerprint()) ? r.journal : null;
             Rec mine = new Rec(RecordState.IN_PROGRESS, c.fingerprint(), c.token(), r.attempt + 1, lease, expires,
-                    null);
+                    null, journal);
             out.add(new Next(status + " " + mine.describe(), new State(mine, now)));
         } else {
             out.add(new Next(Status.EXISTING + " " + r.describe(), s));

@@ -65,6 +65,19 @@ sealed interface StoreOp {
         }
     }
 
+    /** {@code checkpoint(key, token, journal)}: the step journal is part of every record the model describes. */
+    record Checkpoint(IdempotencyKey key, long token, String journal) implements StoreOp {
+        @Override
+        public String apply(IdempotencyStore store) {
+            return Boolean.toString(store.checkpoint(key, token, bytes(journal)));
+        }
+
+        @Override
+        public String toString() {
+            return "checkpoint(" + key.key() + ", t" + Long.toHexString(token) + ", " + journal + ")";
+        }
+    }
+
     /** {@code extendLease(key, token, lease)}; the new deadline is not compared, only whether there is one. */
     record Extend(IdempotencyKey key, long token, long leaseMillis) implements StoreOp {
         @Override
@@ -117,13 +130,19 @@ sealed interface StoreOp {
 
     /** A real record without its instants, in the model's format. */
     static String describe(StoredRecord r) {
-        return describe(r.state(), new String(r.fingerprint(), StandardCharsets.UTF_8), r.fencingToken(),
-                r.attempt(), r.outcome() == null ? null : new String(r.outcome(), StandardCharsets.UTF_8));
+        return describe(r.state(), text(r.fingerprint()), r.fencingToken(), r.attempt(), text(r.outcome()),
+                text(r.journal()));
+    }
+
+    private static String text(byte[] b) {
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
     }
 
     /** The common format of a record's observable, time-free fields. */
-    static String describe(RecordState state, String fingerprint, long token, int attempt, String outcome) {
+    static String describe(RecordState state, String fingerprint, long token, int attempt, String outcome,
+            String journal) {
         return state + " fp=" + fingerprint + " t" + Long.toHexString(token) + " attempt=" + attempt
-                + (state == RecordState.COMPLETED ? " outcome=" + outcome : "");
+                + (state == RecordState.COMPLETED ? " outcome=" + outcome : "")
+                + (journal == null ? "" : " journal=" + journal);
     }
 }

@@ -14,14 +14,16 @@ import net.jqwik.api.Combinators;
 
 /**
  * The stateful model test: a script of actions by a few workers on two keys (claim, a retry
- * of a claim with the worker's own token, complete, release, extendLease, find, purge, and
- * time passing), each applied to the store and to {@link StoreModel}; after every action
- * every key is read back and compared with the model.
+ * of a claim with the worker's own token, complete, release, checkpoint, extendLease, find,
+ * purge, and time passing), each applied to the store and to {@link StoreModel}; after every
+ * action every key is read back, step journal included, and compared with the model.
  *
- * <p>Time passes only on a simulated clock ({@link StoreFixture#clockIsSimulated()}), in
- * whole units of at least ten seconds with leases of one unit and TTLs of two, so leases
- * lapse and records expire exactly on their deadlines. On a real clock the time steps do
- * nothing and leases are longer than the test.
+ * <p>Time passes only on a simulated clock ({@link StoreFixture#clockIsSimulated()}): mostly in
+ * whole units of at least ten seconds, with leases of one unit (some claims three, longer than
+ * the TTL), extensions of half a unit to three and TTLs of two, so leases lapse and records
+ * expire exactly on their deadlines; sometimes by a unit less a millisecond, a millisecond or
+ * a fraction of a second, so deadlines are also met one millisecond early and off the whole
+ * second. On a real clock the time steps do nothing and leases are longer than the test.
  */
 final class StoreStateMachine {
     static final int WORKERS = 3;
@@ -30,26 +32,42 @@ final class StoreStateMachine {
     private StoreStateMachine() {
     }
 
-    /** One action of a script. */
+    /** How far an ADVANCE moves, by its {@code units} index: units of logical time, or milliseconds. */
+    private static final String[] ADVANCES = {"1u", "2u", "3u", "1u-1ms", "1ms", "317ms"};
+
+    /** One action of a script; {@code units} is the index into the time steps for ADVANCE, the lease kind for CLAIM. */
     record Action(Kind kind, int worker, int key, int fingerprint, boolean foreignToken, int units) {
         /** What the action does. */
-        enum Kind { CLAIM, RETRY, COMPLETE, RELEASE, EXTEND, FIND, PURGE, ADVANCE }
+        enum Kind { CLAIM, RETRY, COMPLETE, RELEASE, CHECKPOINT, EXTEND, FIND, PURGE, ADVANCE }
 
         @Override
         public String toString() {
             switch (kind) {
                 case ADVANCE:
-                    return "ADVANCE(" + units + ")";
+                    return "ADVANCE(" + ADVANCES[units] + ")";
                 case PURGE:
                     return "PURGE";
                 case FIND:
                     return "FIND(k" + key + ")";
                 case CLAIM:
-                    return "CLAIM(w" + worker + ",k" + key + ",fp" + fingerprint + ")";
+                    return "CLAIM(w" + worker + ",k" + key + ",fp" + fingerprint + (units == 1 ? ",long lease" : "")
+                            + ")";
                 default:
                     return kind + "(w" + worker + ",k" + key + (foreignToken ? ",foreign" : "") + ")";
             }
         }
+    }
+
+    /** The milliseconds an ADVANCE of index {@code i} moves. */
+    private static long advanceMillis(int i, long unit) {
+        return switch (i) {
+            case 0 -> unit;
+            case 1 -> 2 * unit;
+            case 2 -> 3 * unit;
+            case 3 -> unit - 1;
+            case 4 -> 1;
+            default -> 317;
+        };
     }
 
     /** Scripts of up to 30 actions, claims and completes most often. */
@@ -58,27 +76,34 @@ final class StoreStateMachine {
         Arbitrary<Integer> key = Arbitraries.integers().between(0, KEYS - 1);
         Arbitrary<Integer> fp = Arbitraries.integers().between(0, 4).map(i -> i == 4 ? 1 : 0);
         Arbitrary<Boolean> foreign = Arbitraries.integers().between(0, 2).map(i -> i == 0);
-        Arbitrary<Action> claim = Combinators.combine(worker, key, fp)
-                .as((w, k, f) -> new Action(Action.Kind.CLAIM, w, k, f, false, 0));
+        // One claim in six asks for a lease longer than the TTL.
+        Arbitrary<Integer> longLease = Arbitraries.integers().between(0, 5).map(i -> i == 0 ? 1 : 0);
+        Arbitrary<Action> claim = Combinators.combine(worker, key, fp, longLease)
+                .as((w, k, f, l) -> new Action(Action.Kind.CLAIM, w, k, f, false, l));
         Arbitrary<Action> retry = Combinators.combine(worker, key)
                 .as((w, k) -> new Action(Action.Kind.RETRY, w, k, 0, false, 0));
         Arbitrary<Action> complete = Combinators.combine(worker, key, foreign)
                 .as((w, k, f) -> new Action(Action.Kind.COMPLETE, w, k, 0, f, 0));
         Arbitrary<Action> release = Combinators.combine(worker, key, foreign)
                 .as((w, k, f) -> new Action(Action.Kind.RELEASE, w, k, 0, f, 0));
+        Arbitrary<Action> checkpoint = Combinators.combine(worker, key, foreign)
+                .as((w, k, f) -> new Action(Action.Kind.CHECKPOINT, w, k, 0, f, 0));
         Arbitrary<Action> extend = Combinators.combine(worker, key, foreign)
                 .as((w, k, f) -> new Action(Action.Kind.EXTEND, w, k, 0, f, 0));
         Arbitrary<Action> find = key.map(k -> new Action(Action.Kind.FIND, 0, k, 0, false, 0));
         Arbitrary<Action> purge = Arbitraries.just(new Action(Action.Kind.PURGE, 0, 0, 0, false, 0));
-        // Mostly one unit, which lands exactly on the deadlines of the leases and TTLs (whole units).
+        // Mostly one unit, which lands exactly on the deadlines of the leases and TTLs (whole units);
+        // sometimes a millisecond short of one, or a fraction of a second.
         Arbitrary<Action> advance = Arbitraries.frequency(
-                        net.jqwik.api.Tuple.of(6, 1), net.jqwik.api.Tuple.of(2, 2), net.jqwik.api.Tuple.of(1, 3))
+                        net.jqwik.api.Tuple.of(6, 0), net.jqwik.api.Tuple.of(2, 1), net.jqwik.api.Tuple.of(1, 2),
+                        net.jqwik.api.Tuple.of(2, 3), net.jqwik.api.Tuple.of(1, 4), net.jqwik.api.Tuple.of(1, 5))
                 .map(u -> new Action(Action.Kind.ADVANCE, 0, 0, 0, false, u));
         return Arbitraries.frequencyOf(
                         net.jqwik.api.Tuple.of(6, claim),
                         net.jqwik.api.Tuple.of(1, retry),
                         net.jqwik.api.Tuple.of(4, complete),
                         net.jqwik.api.Tuple.of(2, release),
+                        net.jqwik.api.Tuple.of(2, checkpoint),
                         net.jqwik.api.Tuple.of(2, extend),
                         net.jqwik.api.Tuple.of(1, find),
                         net.jqwik.api.Tuple.of(1, purge),
@@ -116,7 +141,8 @@ final class StoreStateMachine {
             StoreOp op;
             switch (a.kind()) {
                 case CLAIM:
-                    op = new StoreOp.Claim(key, "fp-" + a.fingerprint(), tokens.getAsLong(), lease, ttl);
+                    op = new StoreOp.Claim(key, "fp-" + a.fingerprint(), tokens.getAsLong(),
+                            a.units() == 1 ? 3 * lease : lease, ttl);
                     break;
                 case RETRY:
                     op = mine == 0 ? new StoreOp.Find(key) : new StoreOp.Claim(key, "fp-0", mine, lease, ttl);
@@ -127,8 +153,12 @@ final class StoreStateMachine {
                 case RELEASE:
                     op = new StoreOp.Release(key, token);
                     break;
+                case CHECKPOINT:
+                    op = new StoreOp.Checkpoint(key, token, "j" + outcomes++);
+                    break;
                 case EXTEND:
-                    op = new StoreOp.Extend(key, token, lease * (1 + a.worker()));
+                    // Half a lease (usually shorter than the record's remaining life), one, three.
+                    op = new StoreOp.Extend(key, token, a.worker() == 0 ? lease / 2 : lease * (2 * a.worker() - 1));
                     break;
                 case FIND:
                     op = new StoreOp.Find(key);
@@ -141,7 +171,7 @@ final class StoreStateMachine {
                     break;
                 }
                 case ADVANCE:
-                    op = simulated ? new StoreOp.Advance(a.units() * unit, fixture) : null;
+                    op = simulated ? new StoreOp.Advance(advanceMillis(a.units(), unit), fixture) : null;
                     break;
                 default:
                     throw new AssertionError(a);

@@ -6,7 +6,12 @@ import java.util.UUID;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 
-/** Charges customers; each charge row commits together with its idempotency record. */
+/**
+ * Charges customers; each charge row commits together with its idempotency record. The records
+ * are scoped by the caller (the API key the filter checked), never by anything in the body: a
+ * body field is whatever the client says it is, so scoping by it would let one caller replay
+ * another's charge.
+ */
 @Service
 public class ChargeService {
     private final JdbcTemplate jdbc;
@@ -23,12 +28,13 @@ public class ChargeService {
     }
 
     /**
-     * Charges once per reference; a retry returns the first charge without writing again.
+     * Charges once per reference and caller; a retry returns the first charge without writing
+     * again. No {@code scope}: the caller's principal, as for the filter.
      *
      * @param request the charge
      * @return the stored charge
      */
-    @Idempotent(operation = "charge", key = "#request.reference", scope = "#request.customer", transactional = true)
+    @Idempotent(operation = "charge", key = "#request.reference", transactional = true)
     public Charge charge(ChargeRequest request) {
         if (request.amountCents() <= 0) {
             throw new IllegalArgumentException("amountCents must be positive");

@@ -1,6 +1,7 @@
 package dev.idem.store.redis.internal;
 
 import dev.idem.api.IdempotencyKey;
+import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +38,33 @@ public final class Replies {
                     what + ": expected " + min + ".." + max + " elements but got " + list.size());
         }
         return list;
+    }
+
+    /**
+     * The claim script's reply: how it ended, the server time, and the record after it, in
+     * which a nil fingerprint or token stands for the caller's own.
+     *
+     * @param key the key
+     * @param reply the script's reply
+     * @param fingerprint the caller's fingerprint
+     * @param token the caller's token
+     * @return the claim's result
+     */
+    public static ClaimResult claim(IdempotencyKey key, Object reply, byte[] fingerprint, long token) {
+        List<?> list = list(reply, 11, 11, "claim reply");
+        char how = letter(list.get(0), "claim status");
+        Instant now = Instant.ofEpochMilli(integer(list.get(1), "server time"));
+        StoredRecord record = record(key, list, 2, fingerprint, token);
+        switch (how) {
+            case 'A':
+                return ClaimResult.acquired(record, now);
+            case 'T':
+                return ClaimResult.takenOver(record, now);
+            case 'E':
+                return ClaimResult.existing(record, now);
+            default:
+                throw new MalformedReplyException("claim status: unknown code '" + how + "'");
+        }
     }
 
     /** An integer reply, or bulk text holding a decimal integer. */

@@ -16,7 +16,7 @@ final class MutantKits {
     private MutantKits() {
     }
 
-    /** A mutant on a simulated clock; both store instances share it. */
+    /** A mutant on a simulated clock standing on a whole second (the kit moves it off); both instances share it. */
     static final class Fixture implements StoreFixture {
         private final MutableClock clock = new MutableClock();
         private final MutantStore store;
@@ -66,15 +66,25 @@ final class MutantKits {
         return switch (bug) {
             case NONE -> new Class<?>[] {NoneC.class, NoneP.class};
             case NON_ATOMIC_CLAIM -> new Class<?>[] {NonAtomicClaimC.class, NonAtomicClaimP.class};
+            case EXISTING_FROM_SECOND_READ ->
+                    new Class<?>[] {ExistingFromSecondReadC.class, ExistingFromSecondReadP.class};
             case NON_ATOMIC_COMPLETE -> new Class<?>[] {NonAtomicCompleteC.class, NonAtomicCompleteP.class};
             case NON_ATOMIC_RELEASE -> new Class<?>[] {NonAtomicReleaseC.class, NonAtomicReleaseP.class};
             case NON_ATOMIC_EXTEND -> new Class<?>[] {NonAtomicExtendC.class, NonAtomicExtendP.class};
+            case NON_ATOMIC_CHECKPOINT -> new Class<?>[] {NonAtomicCheckpointC.class, NonAtomicCheckpointP.class};
             case UNFENCED_COMPLETE -> new Class<?>[] {UnfencedCompleteC.class, UnfencedCompleteP.class};
             case UNFENCED_RELEASE -> new Class<?>[] {UnfencedReleaseC.class, UnfencedReleaseP.class};
+            case UNFENCED_CHECKPOINT -> new Class<?>[] {UnfencedCheckpointC.class, UnfencedCheckpointP.class};
             case LEASE_OFF_BY_ONE -> new Class<?>[] {LeaseOffByOneC.class, LeaseOffByOneP.class};
             case EXPIRY_OFF_BY_ONE -> new Class<?>[] {ExpiryOffByOneC.class, ExpiryOffByOneP.class};
+            case CHECKPOINT_AT_EXPIRY -> new Class<?>[] {CheckpointAtExpiryC.class, CheckpointAtExpiryP.class};
+            case WHOLE_SECOND_DEADLINES -> new Class<?>[] {WholeSecondDeadlinesC.class, WholeSecondDeadlinesP.class};
+            case RECORD_DIES_UNDER_LEASE -> new Class<?>[] {RecordDiesUnderLeaseC.class, RecordDiesUnderLeaseP.class};
             case EXTEND_KEEPS_EXPIRY -> new Class<?>[] {ExtendKeepsExpiryC.class, ExtendKeepsExpiryP.class};
-            case COMPLETE_LOSES_OUTCOME -> new Class<?>[] {LosesOutcomeC.class, LosesOutcomeP.class};
+            case EXTEND_SHORTENS_EXPIRY -> new Class<?>[] {ExtendShortensExpiryC.class, ExtendShortensExpiryP.class};
+            case COMPLETE_LOSES_OUTCOME -> new Class<?>[] {CompleteLosesOutcomeC.class, CompleteLosesOutcomeP.class};
+            case PURGE_LAPSED_LEASES -> new Class<?>[] {PurgeLapsedLeasesC.class, PurgeLapsedLeasesP.class};
+            case PURGE_RELEASED -> new Class<?>[] {PurgeReleasedC.class, PurgeReleasedP.class};
             case WRONG_KEY_OUTCOME -> new Class<?>[] {WrongKeyOutcomeC.class, WrongKeyOutcomeP.class};
             case SCOPE_IGNORED -> new Class<?>[] {ScopeIgnoredC.class, ScopeIgnoredP.class};
             case OPERATION_IGNORED -> new Class<?>[] {OperationIgnoredC.class, OperationIgnoredP.class};
@@ -86,24 +96,44 @@ final class MutantKits {
     static final class NoneP extends Properties { Bug bug() { return Bug.NONE; } }
     static final class NonAtomicClaimC extends Contract { Bug bug() { return Bug.NON_ATOMIC_CLAIM; } }
     static final class NonAtomicClaimP extends Properties { Bug bug() { return Bug.NON_ATOMIC_CLAIM; } }
+    static final class ExistingFromSecondReadC extends Contract { Bug bug() { return Bug.EXISTING_FROM_SECOND_READ; } }
+    static final class ExistingFromSecondReadP extends Properties {
+        Bug bug() { return Bug.EXISTING_FROM_SECOND_READ; }
+    }
     static final class NonAtomicCompleteC extends Contract { Bug bug() { return Bug.NON_ATOMIC_COMPLETE; } }
     static final class NonAtomicCompleteP extends Properties { Bug bug() { return Bug.NON_ATOMIC_COMPLETE; } }
     static final class NonAtomicReleaseC extends Contract { Bug bug() { return Bug.NON_ATOMIC_RELEASE; } }
     static final class NonAtomicReleaseP extends Properties { Bug bug() { return Bug.NON_ATOMIC_RELEASE; } }
     static final class NonAtomicExtendC extends Contract { Bug bug() { return Bug.NON_ATOMIC_EXTEND; } }
     static final class NonAtomicExtendP extends Properties { Bug bug() { return Bug.NON_ATOMIC_EXTEND; } }
+    static final class NonAtomicCheckpointC extends Contract { Bug bug() { return Bug.NON_ATOMIC_CHECKPOINT; } }
+    static final class NonAtomicCheckpointP extends Properties { Bug bug() { return Bug.NON_ATOMIC_CHECKPOINT; } }
     static final class UnfencedCompleteC extends Contract { Bug bug() { return Bug.UNFENCED_COMPLETE; } }
     static final class UnfencedCompleteP extends Properties { Bug bug() { return Bug.UNFENCED_COMPLETE; } }
     static final class UnfencedReleaseC extends Contract { Bug bug() { return Bug.UNFENCED_RELEASE; } }
     static final class UnfencedReleaseP extends Properties { Bug bug() { return Bug.UNFENCED_RELEASE; } }
+    static final class UnfencedCheckpointC extends Contract { Bug bug() { return Bug.UNFENCED_CHECKPOINT; } }
+    static final class UnfencedCheckpointP extends Properties { Bug bug() { return Bug.UNFENCED_CHECKPOINT; } }
     static final class LeaseOffByOneC extends Contract { Bug bug() { return Bug.LEASE_OFF_BY_ONE; } }
     static final class LeaseOffByOneP extends Properties { Bug bug() { return Bug.LEASE_OFF_BY_ONE; } }
     static final class ExpiryOffByOneC extends Contract { Bug bug() { return Bug.EXPIRY_OFF_BY_ONE; } }
     static final class ExpiryOffByOneP extends Properties { Bug bug() { return Bug.EXPIRY_OFF_BY_ONE; } }
+    static final class CheckpointAtExpiryC extends Contract { Bug bug() { return Bug.CHECKPOINT_AT_EXPIRY; } }
+    static final class CheckpointAtExpiryP extends Properties { Bug bug() { return Bug.CHECKPOINT_AT_EXPIRY; } }
+    static final class WholeSecondDeadlinesC extends Contract { Bug bug() { return Bug.WHOLE_SECOND_DEADLINES; } }
+    static final class WholeSecondDeadlinesP extends Properties { Bug bug() { return Bug.WHOLE_SECOND_DEADLINES; } }
+    static final class RecordDiesUnderLeaseC extends Contract { Bug bug() { return Bug.RECORD_DIES_UNDER_LEASE; } }
+    static final class RecordDiesUnderLeaseP extends Properties { Bug bug() { return Bug.RECORD_DIES_UNDER_LEASE; } }
     static final class ExtendKeepsExpiryC extends Contract { Bug bug() { return Bug.EXTEND_KEEPS_EXPIRY; } }
     static final class ExtendKeepsExpiryP extends Properties { Bug bug() { return Bug.EXTEND_KEEPS_EXPIRY; } }
-    static final class LosesOutcomeC extends Contract { Bug bug() { return Bug.COMPLETE_LOSES_OUTCOME; } }
-    static final class LosesOutcomeP extends Properties { Bug bug() { return Bug.COMPLETE_LOSES_OUTCOME; } }
+    static final class ExtendShortensExpiryC extends Contract { Bug bug() { return Bug.EXTEND_SHORTENS_EXPIRY; } }
+    static final class ExtendShortensExpiryP extends Properties { Bug bug() { return Bug.EXTEND_SHORTENS_EXPIRY; } }
+    static final class CompleteLosesOutcomeC extends Contract { Bug bug() { return Bug.COMPLETE_LOSES_OUTCOME; } }
+    static final class CompleteLosesOutcomeP extends Properties { Bug bug() { return Bug.COMPLETE_LOSES_OUTCOME; } }
+    static final class PurgeLapsedLeasesC extends Contract { Bug bug() { return Bug.PURGE_LAPSED_LEASES; } }
+    static final class PurgeLapsedLeasesP extends Properties { Bug bug() { return Bug.PURGE_LAPSED_LEASES; } }
+    static final class PurgeReleasedC extends Contract { Bug bug() { return Bug.PURGE_RELEASED; } }
+    static final class PurgeReleasedP extends Properties { Bug bug() { return Bug.PURGE_RELEASED; } }
     static final class WrongKeyOutcomeC extends Contract { Bug bug() { return Bug.WRONG_KEY_OUTCOME; } }
     static final class WrongKeyOutcomeP extends Properties { Bug bug() { return Bug.WRONG_KEY_OUTCOME; } }
     static final class ScopeIgnoredC extends Contract { Bug bug() { return Bug.SCOPE_IGNORED; } }

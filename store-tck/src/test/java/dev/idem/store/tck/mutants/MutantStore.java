@@ -9,6 +9,7 @@ import dev.idem.api.store.StoredRecord;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Iterator;
@@ -19,15 +20,16 @@ import java.util.Optional;
 /**
  * The in-memory store's semantics, written out again with one deliberate {@link Bug}. With
  * {@link Bug#NONE} it is a correct store (and the kit must pass it). Atomic operations run
- * under one lock; the non-atomic mutants read under the lock, hold a {@link RaceGate} window
- * open, then write blindly what they decided.
+ * under one lock. The non-atomic mutants do what an adapter with a read and a separate write
+ * does: read and decide under the lock, {@link Thread#yield()} (the round trip between the
+ * two statements), then write what they decided, blindly. Nothing here knows the kit's
+ * threads or scheduling: the kit has to make the race happen on its own.
  */
 final class MutantStore implements IdempotencyStore {
     private static final int MAX_OUTCOME = 16 * 1024 * 1024;
 
     private final Bug bug;
     private final Clock clock;
-    private final RaceGate gate = new RaceGate();
     private final Object lock = new Object();
     private final Map<Object, StoredRecord> records = new HashMap<>();
     private final Map<String, byte[]> outcomesByFingerprint = new HashMap<>();
@@ -47,6 +49,11 @@ final class MutantStore implements IdempotencyStore {
 
     private Instant now() {
         return Instant.ofEpochMilli(clock.millis());
+    }
+
+    /** A deadline as stored: the whole-second mutant cuts off the fraction. */
+    private Instant deadline(Instant at) {
+        return bug == Bug.WHOLE_SECOND_DEADLINES ? at.truncatedTo(ChronoUnit.SECONDS) : at;
     }
 
     private boolean live(StoredRecord r, Instant now) {
@@ -77,53 +84,34 @@ final class MutantStore implements IdempotencyStore {
 
     private <T> T run(IdempotencyKey key, boolean nonAtomic, Decision<T> decision) {
         Object k = storageKey(key);
-        boolean gated;
-        try {
-            gated = gate.arrive(k, nonAtomic);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-        try {
-            StoredRecord[] write = new StoredRecord[1];
-            T result;
-            if (!nonAtomic) {
-                synchronized (lock) {
-                    result = decision.decide(records.get(k), now(), write);
-                    if (write[0] != null) {
-                        records.put(k, write[0]);
-                    }
-                }
-                return result;
-            }
+        StoredRecord[] write = new StoredRecord[1];
+        T result;
+        if (!nonAtomic) {
             synchronized (lock) {
                 result = decision.decide(records.get(k), now(), write);
-            }
-            if (gated) {
-                try {
-                    gate.window(k);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            }
-            if (write[0] != null) {
-                synchronized (lock) {
+                if (write[0] != null) {
                     records.put(k, write[0]);
                 }
             }
             return result;
-        } finally {
-            if (gated) {
-                gate.leave(k);
+        }
+        synchronized (lock) {
+            result = decision.decide(records.get(k), now(), write);
+        }
+        // The round trip between the read and the write: anyone may act on the key meanwhile.
+        Thread.yield();
+        if (write[0] != null) {
+            synchronized (lock) {
+                records.put(k, write[0]);
             }
         }
+        return result;
     }
 
     @Override
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
-        return run(key, bug == Bug.NON_ATOMIC_CLAIM, (current, now, write) -> {
+        ClaimResult result = run(key, bug == Bug.NON_ATOMIC_CLAIM, (current, now, write) -> {
             StoredRecord live = live(current, now) ? current : null;
             if (live == null) {
                 write[0] = inProgress(key, fingerprint, fencingToken, 1, now, now, null, lease, ttl);
@@ -142,13 +130,25 @@ final class MutantStore implements IdempotencyStore {
             }
             return ClaimResult.existing(shown(live), now);
         });
+        if (bug == Bug.EXISTING_FROM_SECOND_READ && result.status() == ClaimResult.Status.EXISTING) {
+            // The claim's write was refused; the record to show is fetched by a second query.
+            Thread.yield();
+            synchronized (lock) {
+                StoredRecord again = records.get(storageKey(key));
+                if (live(again, now())) {
+                    return ClaimResult.existing(shown(again), result.storeTime());
+                }
+            }
+        }
+        return result;
     }
 
     private boolean holds(StoredRecord r, long token, Instant now) {
         if (r.fencingToken() == token) {
             return true;
         }
-        boolean unfenced = bug == Bug.UNFENCED_COMPLETE || bug == Bug.UNFENCED_RELEASE;
+        boolean unfenced = bug == Bug.UNFENCED_COMPLETE || bug == Bug.UNFENCED_RELEASE
+                || bug == Bug.UNFENCED_CHECKPOINT;
         return unfenced && r.state() == RecordState.IN_PROGRESS && lapsed(r, now);
     }
 
@@ -179,7 +179,7 @@ final class MutantStore implements IdempotencyStore {
                 }
             }
             write[0] = new StoredRecord(key, RecordState.COMPLETED, current.fingerprint(), fencingToken,
-                    current.attempt(), current.createdAt(), null, now.plus(ttl), stored, null);
+                    current.attempt(), current.createdAt(), null, deadline(now.plus(ttl)), stored, null);
             return true;
         });
     }
@@ -213,14 +213,17 @@ final class MutantStore implements IdempotencyStore {
         if (journal.length > MAX_OUTCOME) {
             throw new IllegalArgumentException("journal is " + journal.length + " bytes; at most " + MAX_OUTCOME);
         }
-        return run(key, false, (current, now, write) -> {
-            if (!live(current, now) || current.state() != RecordState.IN_PROGRESS
-                    || current.fencingToken() != fencingToken) {
+        return run(key, bug == Bug.NON_ATOMIC_CHECKPOINT, (current, now, write) -> {
+            boolean alive = bug == Bug.CHECKPOINT_AT_EXPIRY
+                    ? current != null && !now.isAfter(current.expiresAt()) : live(current, now);
+            boolean mine = alive && (bug == Bug.UNFENCED_CHECKPOINT ? holds(current, fencingToken, now)
+                    : current.fencingToken() == fencingToken);
+            if (!mine || current.state() != RecordState.IN_PROGRESS) {
                 return false;
             }
-            write[0] = new StoredRecord(current.key(), RecordState.IN_PROGRESS, current.fingerprint(), fencingToken,
-                    current.attempt(), current.createdAt(), current.leaseExpiresAt(), current.expiresAt(), null,
-                    journal);
+            write[0] = new StoredRecord(current.key(), RecordState.IN_PROGRESS, current.fingerprint(),
+                    current.fencingToken(), current.attempt(), current.createdAt(), current.leaseExpiresAt(),
+                    current.expiresAt(), null, journal);
             return true;
         });
     }
@@ -232,8 +235,9 @@ final class MutantStore implements IdempotencyStore {
                     || current.fencingToken() != fencingToken) {
                 return Optional.<Instant>empty();
             }
-            Instant deadline = now.plus(lease);
-            Instant expires = bug == Bug.EXTEND_KEEPS_EXPIRY || deadline.isBefore(current.expiresAt())
+            Instant deadline = deadline(now.plus(lease));
+            Instant expires = bug == Bug.EXTEND_SHORTENS_EXPIRY ? deadline
+                    : bug == Bug.EXTEND_KEEPS_EXPIRY || deadline.isBefore(current.expiresAt())
                     ? current.expiresAt() : deadline;
             write[0] = new StoredRecord(current.key(), RecordState.IN_PROGRESS, current.fingerprint(), fencingToken,
                     current.attempt(), current.createdAt(), deadline, expires, null, current.journal());
@@ -256,7 +260,11 @@ final class MutantStore implements IdempotencyStore {
             Instant now = now();
             int removed = 0;
             for (Iterator<StoredRecord> it = records.values().iterator(); it.hasNext() && removed < limit; ) {
-                if (!live(it.next(), now)) {
+                StoredRecord r = it.next();
+                boolean lapsedLease = bug == Bug.PURGE_LAPSED_LEASES && r.state() == RecordState.IN_PROGRESS
+                        && lapsed(r, now);
+                boolean released = bug == Bug.PURGE_RELEASED && r.state() == RecordState.RELEASED;
+                if (!live(r, now) || lapsedLease || released) {
                     it.remove();
                     removed++;
                 }
@@ -270,11 +278,11 @@ final class MutantStore implements IdempotencyStore {
         return new StoreCapabilities(false, false, MAX_OUTCOME);
     }
 
-    private static StoredRecord inProgress(IdempotencyKey key, byte[] fingerprint, long token, int attempt,
+    private StoredRecord inProgress(IdempotencyKey key, byte[] fingerprint, long token, int attempt,
             Instant createdAt, Instant now, byte[] journal, Duration lease, Duration ttl) {
-        Instant leaseUntil = now.plus(lease);
-        Instant expires = now.plus(ttl);
-        if (expires.isBefore(leaseUntil)) {
+        Instant leaseUntil = deadline(now.plus(lease));
+        Instant expires = deadline(now.plus(ttl));
+        if (expires.isBefore(leaseUntil) && bug != Bug.RECORD_DIES_UNDER_LEASE) {
             expires = leaseUntil;
         }
         return new StoredRecord(key, RecordState.IN_PROGRESS, fingerprint, token, attempt, createdAt, leaseUntil,

@@ -1,0 +1,142 @@
+package dev.idem.spring.boot;
+
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.http.HttpIdempotency;
+import dev.idem.http.IdempotencyServletFilter;
+import dev.idem.http.PrincipalResolver;
+import dev.idem.spring.CallObserver;
+import dev.idem.spring.IdempotencyExceptionHandler;
+import dev.idem.spring.SpringHandlerExecution;
+import dev.idem.spring.SpringRoutes;
+import dev.idem.spring.TransactionalExecutor;
+import jakarta.servlet.Filter;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMapping;
+
+/**
+ * The Idempotency-Key servlet filter for {@code idem.http.routes} (Spring path patterns,
+ * checked at startup), ordered just after Spring Security's filter chain
+ * ({@code idem.http.order}), so the caller is known; and the {@code ProblemDetail} answers for
+ * {@code @Idempotent} methods ({@link IdempotencyExceptionHandler}).
+ *
+ * <p>The key's scope is the shared {@link PrincipalResolver} bean (the authenticated user, else
+ * the hashed {@code idem.http.principal-header}); a request without a principal gets 401. A
+ * covered request's record is keyed by its path in one canonical spelling; its metrics and spans
+ * are named after the route Spring MVC matched ({@link SpringRoutes}). Bodies larger than
+ * {@code idem.max-request-bytes} get 413. Handlers on {@code idem.http.transactional-routes} (or
+ * all, with {@code idem.http.transactional}) run in the JDBC transactional mode
+ * ({@link SpringHandlerExecution}). An application {@link HttpIdempotency} bean replaces the
+ * whole HTTP configuration.
+ */
+@AutoConfiguration(after = IdemAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass({Filter.class, IdempotencyServletFilter.class, FilterRegistrationBean.class, DispatcherServlet.class})
+@ConditionalOnBean(IdempotencyEngine.class)
+public class IdemWebAutoConfiguration {
+    /** Created by Spring. */
+    public IdemWebAutoConfiguration() {
+    }
+
+    /**
+     * The HTTP contract, from {@code idem.http.*} and {@code idem.max-request-bytes}.
+     *
+     * @param engine the engine
+     * @param properties the settings
+     * @param principals the scoping rule
+     * @param handlerMappings Spring MVC's handler mappings, looked up on the first request
+     * @param transactional the JDBC transactional mode, when available
+     * @param observer the instrumentation, when available
+     * @return the configuration the filter applies
+     * @throws IllegalArgumentException if a route is not a Spring path pattern, or a transactional
+     *     route is configured while the transactional mode is unavailable
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public HttpIdempotency httpIdempotency(IdempotencyEngine engine, IdemProperties properties,
+            PrincipalResolver principals, ObjectProvider<HandlerMapping> handlerMappings,
+            ObjectProvider<TransactionalExecutor> transactional, ObjectProvider<CallObserver> observer) {
+        IdemProperties.Http http = properties.getHttp();
+        SpringRoutes routes = SpringRoutes.of("idem.http.routes", http.getRoutes(),
+                () -> handlerMappings.orderedStream().filter(IdemWebAutoConfiguration::servesEndpoints)
+                        .collect(Collectors.toList()));
+        List<org.springframework.web.util.pattern.PathPattern> transactionalRoutes =
+                SpringRoutes.parse("idem.http.transactional-routes", http.getTransactionalRoutes());
+        if ((http.isTransactional() || !transactionalRoutes.isEmpty()) && transactional.getIfAvailable() == null) {
+            throw new IllegalArgumentException("idem.http.transactional" + (http.isTransactional() ? "" : "-routes")
+                    + " asks for the JDBC transactional mode, which needs idem-store-jdbc, spring-jdbc and a "
+                    + "DataSource with a transaction manager");
+        }
+        boolean keyRequired = http.isKeyRequired();
+        return HttpIdempotency.builder(engine)
+                .methods(http.getMethods().toArray(new String[0]))
+                .routes(routes)
+                .principals(principals)
+                .keyRequired(route -> keyRequired)
+                .maxBodyBytes(properties.getMaxRequestBytes())
+                .execution(new SpringHandlerExecution(engine, transactional, observer, http.isTransactional(),
+                        transactionalRoutes))
+                .build();
+    }
+
+    /** Annotated controllers and functional endpoints; not static resources, which match everything. */
+    private static boolean servesEndpoints(HandlerMapping mapping) {
+        return mapping instanceof RequestMappingInfoHandlerMapping
+                || mapping.getClass().getName().equals("org.springframework.web.servlet.function.support.RouterFunctionMapping");
+    }
+
+    /**
+     * The filter registration, on every request of the application (the routes decide what it
+     * covers); disabled while {@code idem.http.routes} is empty, so nothing is covered by accident.
+     *
+     * @param config the HTTP contract
+     * @param properties the settings
+     * @return the registration
+     */
+    @Bean
+    public FilterRegistrationBean<IdempotencyServletFilter> idempotencyFilterRegistration(HttpIdempotency config,
+            IdemProperties properties) {
+        FilterRegistrationBean<IdempotencyServletFilter> registration =
+                new FilterRegistrationBean<>(new IdempotencyServletFilter(config));
+        registration.setName("idempotencyFilter");
+        registration.setOrder(properties.getHttp().getOrder());
+        registration.setEnabled(!properties.getHttp().getRoutes().isEmpty());
+        registration.addUrlPatterns("/*");
+        return registration;
+    }
+
+    /**
+     * Checks at startup that every route names something Spring MVC serves.
+     *
+     * @param properties the settings
+     * @param handlerMappings Spring MVC's handler mappings
+     * @return the check, run once the context is refreshed
+     */
+    @Bean
+    static IdemRouteCheck idemRouteCheck(ObjectProvider<IdemProperties> properties,
+            ObjectProvider<RequestMappingInfoHandlerMapping> handlerMappings) {
+        return new IdemRouteCheck(properties, handlerMappings);
+    }
+
+    /**
+     * idem's exceptions through {@code @Idempotent} methods as {@code ProblemDetail} answers.
+     *
+     * @return the advice
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public IdempotencyExceptionHandler idempotencyExceptionHandler() {
+        return new IdempotencyExceptionHandler(Duration.ofSeconds(1));
+    }
+}

@@ -1,0 +1,162 @@
+package dev.idem.spring.boot;
+
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.spring.SpringTransactionalIdempotency;
+import dev.idem.spring.TransactionViews;
+import dev.idem.store.dynamodb.DynamoDbIdempotencyStore;
+import dev.idem.store.dynamodb.DynamoDbTables;
+import dev.idem.store.jdbc.JdbcDialect;
+import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.store.redis.RedisIdempotencyStore;
+import java.util.Locale;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.PlatformTransactionManager;
+import redis.clients.jedis.UnifiedJedis;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/** One configuration per backend, each active only when its classes are present. */
+final class StoreConfigurations {
+    private StoreConfigurations() {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({JdbcIdempotencyStore.class, DataSource.class})
+    static class Jdbc {
+        @Bean
+        StoreCandidate idemJdbcStoreCandidate(ObjectProvider<DataSource> dataSources, IdemProperties properties) {
+            IdemProperties.Jdbc p = properties.getStore().getJdbc();
+            return new StoreCandidate() {
+                @Override
+                public IdemProperties.StoreKind kind() {
+                    return IdemProperties.StoreKind.JDBC;
+                }
+
+                @Override
+                public Optional<IdempotencyStore> create() {
+                    DataSource ds = dataSources.getIfUnique();
+                    if (ds == null) {
+                        return Optional.empty();
+                    }
+                    JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(ds).tableName(p.getTable());
+                    if (p.getSchema() != null) {
+                        b.schema(p.getSchema());
+                    }
+                    if (p.getDialect() != null) {
+                        b.dialect(dialect(p.getDialect()));
+                    }
+                    if (p.getQueryTimeout() != null) {
+                        b.queryTimeout(p.getQueryTimeout());
+                    }
+                    if (p.getMaxOutcomeBytes() != null) {
+                        b.maxOutcomeBytes(p.getMaxOutcomeBytes());
+                    }
+                    JdbcIdempotencyStore store = b.build();
+                    if (p.isCreateTable()) {
+                        store.createTableIfNotExists();
+                    }
+                    return Optional.of(store);
+                }
+            };
+        }
+
+        private static JdbcDialect dialect(String value) {
+            try {
+                return JdbcDialect.valueOf(value.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(
+                        "idem.store.jdbc.dialect must be postgresql, mysql or h2 but was '" + value + "'", e);
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({RedisIdempotencyStore.class, UnifiedJedis.class})
+    static class Redis {
+        @Bean
+        StoreCandidate idemRedisStoreCandidate(ObjectProvider<UnifiedJedis> clients, IdemProperties properties) {
+            return new StoreCandidate() {
+                @Override
+                public IdemProperties.StoreKind kind() {
+                    return IdemProperties.StoreKind.REDIS;
+                }
+
+                @Override
+                public Optional<IdempotencyStore> create() {
+                    UnifiedJedis client = clients.getIfUnique();
+                    if (client == null) {
+                        return Optional.empty();
+                    }
+                    IdemProperties.Redis p = properties.getStore().getRedis();
+                    // The client is the application's: the store never closes it.
+                    RedisIdempotencyStore.Builder b = RedisIdempotencyStore.builder(client).keyPrefix(p.getPrefix());
+                    if (p.getMaxOutcomeBytes() != null) {
+                        b.maxOutcomeBytes(p.getMaxOutcomeBytes());
+                    }
+                    return Optional.of(b.build());
+                }
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({DynamoDbIdempotencyStore.class, DynamoDbClient.class})
+    static class DynamoDb {
+        @Bean
+        StoreCandidate idemDynamoDbStoreCandidate(ObjectProvider<DynamoDbClient> clients, IdemProperties properties) {
+            IdemProperties.Dynamodb p = properties.getStore().getDynamodb();
+            return new StoreCandidate() {
+                @Override
+                public IdemProperties.StoreKind kind() {
+                    return IdemProperties.StoreKind.DYNAMODB;
+                }
+
+                @Override
+                public Optional<IdempotencyStore> create() {
+                    DynamoDbClient client = clients.getIfUnique();
+                    if (client == null) {
+                        return Optional.empty();
+                    }
+                    if (p.isCreateTable()) {
+                        DynamoDbTables.createTable(client, p.getTable());
+                    }
+                    DynamoDbIdempotencyStore.Builder b = DynamoDbIdempotencyStore.builder().client(client)
+                            .tableName(p.getTable());
+                    if (p.getMaxOutcomeBytes() != null) {
+                        b.maxOutcomeBytes(p.getMaxOutcomeBytes());
+                    }
+                    return Optional.of(b.build());
+                }
+            };
+        }
+    }
+
+    /** The JDBC transactional mode inside Spring-managed transactions. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({JdbcIdempotencyStore.class, DataSource.class, PlatformTransactionManager.class,
+            org.springframework.jdbc.datasource.DataSourceUtils.class})
+    static class JdbcTransactions {
+        @Bean
+        static TransactionViews idemTransactionViews() {
+            return new TransactionViews();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        SpringTransactionalIdempotency springTransactionalIdempotency(IdempotencyEngine engine,
+                IdempotencyStore store, ObjectProvider<DataSource> dataSources,
+                ObjectProvider<PlatformTransactionManager> transactionManagers, TransactionViews views) {
+            // Created for every application with these classes; it refuses calls (with a
+            // message saying why) when the store is not JDBC or a piece is missing.
+            return new SpringTransactionalIdempotency(engine,
+                    store instanceof JdbcIdempotencyStore ? (JdbcIdempotencyStore) store : null,
+                    dataSources.getIfUnique(), transactionManagers.getIfUnique(), views);
+        }
+    }
+}

@@ -1,0 +1,239 @@
+package dev.idem.spring;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.idem.api.IdempotencyKey;
+import dev.idem.engine.CallOptions;
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.Result;
+import dev.idem.engine.Work;
+import dev.idem.engine.WorkFailedException;
+import dev.idem.http.IncomingRequest;
+import dev.idem.http.PrincipalResolver;
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Runs {@link Idempotent} methods through the engine (see the annotation for the contract), as
+ * a plain Spring AOP interceptor: any auto-proxy creator applies it, and Spring Boot's
+ * {@code spring.aop.*} settings decide how beans are proxied. Its collaborators are looked up
+ * on first use, so declaring it never initializes the engine early. Thread-safe; parsed
+ * expressions and checked annotations are cached per method.
+ */
+public final class IdempotentInterceptor implements MethodInterceptor {
+    private static final Pattern VARIABLE = Pattern.compile("#([A-Za-z_$][A-Za-z0-9_$]*)");
+    private static final Pattern POSITIONAL = Pattern.compile("[ap]\\d+");
+    private static final boolean WEB = ClassUtils.isPresent(
+            "org.springframework.web.context.request.RequestContextHolder", IdempotentInterceptor.class.getClassLoader())
+            && ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest",
+                    IdempotentInterceptor.class.getClassLoader());
+
+    private final ObjectProvider<IdempotencyEngine> engine;
+    private final ObjectProvider<TransactionalExecutor> transactional;
+    private final ObjectProvider<PrincipalResolver> principals;
+    private final ObjectProvider<CallObserver> observer;
+    private final String defaultScope;
+    private final ParameterNameDiscoverer names;
+    private final SpelExpressionParser parser = new SpelExpressionParser();
+    private final Map<String, Expression> expressions = new ConcurrentHashMap<>();
+    private final Map<Method, Idempotent> checked = new ConcurrentHashMap<>();
+
+    /**
+     * Creates the interceptor.
+     *
+     * @param engine the engine
+     * @param transactional the JDBC transactional mode, when available
+     * @param principals the scoping rule shared with the filter ({@link SpringPrincipals#standard})
+     * @param observer what observes each call, when available
+     * @param defaultScope the scope of calls with no scope expression and no principal, or null to refuse them
+     */
+    public IdempotentInterceptor(ObjectProvider<IdempotencyEngine> engine,
+            ObjectProvider<TransactionalExecutor> transactional, ObjectProvider<PrincipalResolver> principals,
+            ObjectProvider<CallObserver> observer, String defaultScope) {
+        this(engine, transactional, principals, observer, defaultScope, new DefaultParameterNameDiscoverer());
+    }
+
+    IdempotentInterceptor(ObjectProvider<IdempotencyEngine> engine, ObjectProvider<TransactionalExecutor> transactional,
+            ObjectProvider<PrincipalResolver> principals, ObjectProvider<CallObserver> observer, String defaultScope,
+            ParameterNameDiscoverer names) {
+        this.engine = Objects.requireNonNull(engine, "engine");
+        this.transactional = Objects.requireNonNull(transactional, "transactional");
+        this.principals = Objects.requireNonNull(principals, "principals");
+        this.observer = Objects.requireNonNull(observer, "observer");
+        this.defaultScope = defaultScope == null || defaultScope.isBlank() ? null : defaultScope;
+        this.names = names;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Class<?> targetClass = target == null ? invocation.getMethod().getDeclaringClass()
+                : AopUtils.getTargetClass(target);
+        Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
+        Idempotent idempotent = annotation(method);
+        if (idempotent == null) {
+            return invocation.proceed();
+        }
+        Object[] args = invocation.getArguments();
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, names);
+        String key = String.valueOf(evaluate(idempotent.key(), context, "key", method));
+        String scope = idempotent.scope().isEmpty() ? callerScope(method)
+                : String.valueOf(evaluate(idempotent.scope(), context, "scope", method));
+        Object request = !idempotent.request().isEmpty() ? evaluate(idempotent.request(), context, "request", method)
+                : args.length == 1 ? args[0] : Arrays.asList(args);
+        if (request instanceof String) {
+            // The engine reads a String as JSON text; an argument is a value, so fingerprint it as one.
+            request = TextNode.valueOf((String) request);
+        }
+        // An invalid key (too long, not visible ASCII) is the caller's error: InvalidIdempotencyKeyException, 400.
+        IdempotencyKey idempotencyKey = IdempotencyKey.of(fit(scope), idempotent.operation(), key);
+        Type returnType = method.getGenericReturnType();
+        TypeReference<Object> type = new TypeReference<>() {
+            @Override
+            public Type getType() {
+                return returnType == void.class ? Object.class : returnType;
+            }
+        };
+        Work<Object> work = ctx -> {
+            try {
+                return invocation.proceed();
+            } catch (Exception | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new UndeclaredThrowableException(t);
+            }
+        };
+        Object fingerprinted = request;
+        try {
+            Result<Object> result = observer.getIfAvailable(() -> CallObserver.NONE).observe(idempotent.operation(),
+                    idempotencyKey, () -> run(idempotent, method, idempotencyKey, fingerprinted, type, work));
+            return result.value();
+        } catch (WorkFailedException e) {
+            // The engine wraps checked exceptions; the caller sees what the method threw.
+            throw e.getCause();
+        }
+    }
+
+    private Result<Object> run(Idempotent idempotent, Method method, IdempotencyKey key, Object request,
+            TypeReference<Object> type, Work<Object> work) {
+        if (idempotent.transactional()) {
+            TransactionalExecutor executor = transactional.getIfAvailable();
+            if (executor == null) {
+                throw new IllegalStateException("@Idempotent(transactional = true) on " + method
+                        + " needs idem-store-jdbc and spring-jdbc on the class path");
+            }
+            return executor.execute(key, request, type, CallOptions.defaults(), work);
+        }
+        return engine.getObject().execute(key, request, type, CallOptions.defaults(), work);
+    }
+
+    /** The caller's scope by the rule the filter uses, else the configured default, else refused. */
+    private String callerScope(Method method) {
+        IncomingRequest request = WEB ? ServletRequestView.current() : SpringPrincipals.NO_REQUEST;
+        PrincipalResolver resolver = principals.getIfAvailable(() -> SpringPrincipals.standard(null));
+        Optional<String> principal = resolver.resolve(request).filter(p -> !p.isEmpty());
+        if (principal.isPresent()) {
+            return principal.get();
+        }
+        if (defaultScope != null) {
+            return defaultScope;
+        }
+        throw new MissingScopeException("@Idempotent on " + method.getDeclaringClass().getSimpleName() + "."
+                + method.getName() + " has no scope: no caller is authenticated (Spring Security, the servlet "
+                + "container or the principal header) and the annotation names no scope. Give one with "
+                + "scope = \"...\" (a tenant or account from trusted state, never the request body), or set "
+                + "idem.aop.default-scope to share one key space among all unauthenticated callers");
+    }
+
+    private Idempotent annotation(Method method) {
+        Idempotent found = checked.get(method);
+        if (found != null) {
+            return found;
+        }
+        found = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+        if (found == null) {
+            return null;
+        }
+        String[] parameters = names.getParameterNames(method);
+        for (String text : new String[] {found.key(), found.scope(), found.request()}) {
+            checkVariables(text, parameters, method);
+        }
+        checked.put(method, found);
+        return found;
+    }
+
+    /**
+     * A {@code #name} that is not a parameter would evaluate to null, and the method would fail
+     * with a bare SpEL error on its first call; say what is wrong instead.
+     */
+    private static void checkVariables(String text, String[] parameters, Method method) {
+        Matcher m = VARIABLE.matcher(text);
+        while (m.find()) {
+            String name = m.group(1);
+            if (POSITIONAL.matcher(name).matches() || name.equals("root") || name.equals("this")) {
+                continue;
+            }
+            String where = "@Idempotent expression '" + text + "' on " + method.getDeclaringClass().getName() + "."
+                    + method.getName();
+            if (parameters == null) {
+                throw new IllegalStateException(where + " names the parameter #" + name + ", but the class was "
+                        + "compiled without -parameters, so its parameter names are unknown at run time. Refer to "
+                        + "parameters by position (#p0 or #a0 is the first), or compile with -parameters (Maven: "
+                        + "maven-compiler-plugin <parameters>true</parameters>, which Spring Boot's parent POM sets; "
+                        + "Gradle: options.compilerArgs << '-parameters')");
+            }
+            if (!Arrays.asList(parameters).contains(name)) {
+                throw new IllegalStateException(where + " names #" + name + ", which is not a parameter of the "
+                        + "method (its parameters: " + String.join(", ", parameters) + ")");
+            }
+        }
+    }
+
+    private Object evaluate(String text, MethodBasedEvaluationContext context, String what, Method method) {
+        Expression e = expressions.computeIfAbsent(text, parser::parseExpression);
+        Object value = e.getValue(context);
+        if (value == null && !"request".equals(what)) {
+            throw new IllegalArgumentException("@Idempotent " + what + " expression '" + text + "' on " + method
+                    + " evaluated to null");
+        }
+        return value;
+    }
+
+    /** A scope must be 1..200 characters without controls; a longer principal is replaced by its digest. */
+    static String fit(String scope) {
+        boolean ok = !scope.isEmpty() && scope.length() <= IdempotencyKey.MAX_SCOPE_LENGTH
+                && scope.chars().noneMatch(Character::isISOControl);
+        if (ok) {
+            return scope;
+        }
+        try {
+            return "sha256:" + Base64.getUrlEncoder().withoutPadding().encodeToString(
+                    MessageDigest.getInstance("SHA-256").digest(scope.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform must provide SHA-256", e);
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package dev.idem.store.hybrid.internal;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.store.hybrid.HybridStoreEvent;
+import dev.idem.store.hybrid.HybridStoreEvent.Type;
+import dev.idem.store.hybrid.HybridStoreListener;
+import java.lang.System.Logger.Level;
+import org.jspecify.annotations.Nullable;
+
+/** Delivers events to the user's listener; a listener that throws is logged, never propagated. */
+public final class Events {
+    private static final System.Logger LOG = System.getLogger(Events.class.getName());
+
+    private final HybridStoreListener listener;
+
+    /**
+     * Wraps a listener.
+     *
+     * @param listener the user's listener
+     */
+    public Events(HybridStoreListener listener) {
+        this.listener = listener;
+    }
+
+    void emit(Type type, @Nullable IdempotencyKey key, @Nullable Throwable cause) {
+        if (type == Type.GATE_DOWN) {
+            LOG.log(Level.WARNING, "Redis gate is down; the hybrid store uses the database alone until it answers again",
+                    cause);
+        } else if (type == Type.GATE_UP) {
+            LOG.log(Level.INFO, "Redis gate answers again; the hybrid store uses it again");
+        }
+        if (listener == HybridStoreListener.NONE) {
+            return;
+        }
+        try {
+            listener.onEvent(new HybridStoreEvent(type, key, cause));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "hybrid store listener threw on " + type, e);
+        }
+    }
+}

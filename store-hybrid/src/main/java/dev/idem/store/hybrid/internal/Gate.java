@@ -1,0 +1,191 @@
+package dev.idem.store.hybrid.internal;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.store.RecordState;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * The Redis side of the hybrid store: one script per step, each one round trip, each atomic on
+ * the key's record. Every failure (client, server, a reply of the wrong shape) is thrown as
+ * {@link GateException}; the store then carries on with the database alone.
+ */
+public final class Gate {
+    /** How long a U record lasts when nothing better is known: long enough for usual TTLs. */
+    static final long UNKNOWN_MS = 24L * 3600 * 1000;
+
+    private final UnifiedJedis jedis;
+    private final GateKeys keys;
+    private final GateClock clock;
+    private final long marginMs;
+    private final long pendingMs;
+    private final long padMs;
+    private final int maxOutcomeBytes;
+
+    /**
+     * Creates the gate.
+     *
+     * @param jedis the user's client, never closed here
+     * @param keys where records live
+     * @param clock the gate's clock
+     * @param marginMs how long before a deadline the gate stops answering from a record
+     * @param pendingMs how long a claim sent to the database blocks predictions at most
+     * @param padMs how long Redis keeps a record past its expiry (garbage collection only)
+     * @param maxOutcomeBytes the largest outcome the gate keeps
+     */
+    public Gate(UnifiedJedis jedis, GateKeys keys, GateClock clock, long marginMs, long pendingMs, long padMs,
+            int maxOutcomeBytes) {
+        this.jedis = jedis;
+        this.keys = keys;
+        this.clock = clock;
+        this.marginMs = marginMs;
+        this.pendingMs = pendingMs;
+        this.padMs = padMs;
+        this.maxOutcomeBytes = maxOutcomeBytes;
+    }
+
+    GateClock clock() {
+        return clock;
+    }
+
+    static String nonce() {
+        return Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+    }
+
+    /** The claim script: answer, predict, or say the database must decide. */
+    GateReply claim(IdempotencyKey key, byte[] fingerprint, long token, long leaseMs, long ttlMs, String nonce) {
+        GateKeys.Located at = keys.locate(key);
+        Object reply = run(GateScript.CLAIM, at.redisKey(), at.digest(), fingerprint, text(token), text(leaseMs),
+                text(ttlMs), ascii(clock.nowArgument()), text(marginMs), ascii(nonce), text(pendingMs), text(padMs));
+        return parse(reply);
+    }
+
+    /**
+     * Writes the database's record if the gate still holds what the caller saw.
+     *
+     * @param expect the nonce the caller saw ("" for none)
+     * @param release whether the caller's pending claim (action D) is done
+     * @param rec the database's record, with instants on the gate's clock, or null to write U
+     * @param untilMs how long (from the script's now) a U written instead lasts at least
+     * @return W, S or U (see {@code fix.lua})
+     */
+    char fix(IdempotencyKey key, String expect, boolean release, @Nullable GateSnapshot rec, long untilMs) {
+        GateKeys.Located at = keys.locate(key);
+        byte[] none = new byte[0];
+        boolean kept = rec != null && rec.outcome() != null && rec.outcome().length <= maxOutcomeBytes;
+        Object reply = run(GateScript.FIX, at.redisKey(), at.digest(), ascii(expect), ascii(nonce()),
+                ascii(release ? "1" : "0"), ascii(clock.nowArgument()), text(padMs),
+                text(untilMs),
+                ascii(rec == null ? "U" : String.valueOf(rec.state().code())),
+                rec == null ? none : rec.fingerprint(), text(rec == null ? 0 : rec.token()),
+                text(rec == null ? 0 : rec.attempt()), text(rec == null ? 0 : rec.created()),
+                text(rec == null ? 0 : rec.lease()), text(rec == null ? 0 : rec.expires()),
+                kept ? rec.outcome() : none, ascii(kept ? "0" : "1"));
+        return letter(reply, GateScript.FIX);
+    }
+
+    /** The database completed ('C') or released ('R') the token's record. */
+    char finished(IdempotencyKey key, long token, char how, long untilMs) {
+        GateKeys.Located at = keys.locate(key);
+        return letter(run(GateScript.FINISHED, at.redisKey(), at.digest(), text(token), ascii(clock.nowArgument()),
+                text(padMs), ascii(nonce()), text(untilMs), ascii(String.valueOf(how))), GateScript.FINISHED);
+    }
+
+    /** The database extended the token's lease to at least {@code leaseAt} on the gate's clock. */
+    char extended(IdempotencyKey key, long token, long leaseAt, long untilMs) {
+        GateKeys.Located at = keys.locate(key);
+        return letter(run(GateScript.EXTENDED, at.redisKey(), at.digest(), text(token), ascii(clock.nowArgument()),
+                text(padMs), ascii(nonce()), text(leaseAt), text(untilMs)), GateScript.EXTENDED);
+    }
+
+    /**
+     * The database refused the token: the gate must not keep showing it in progress. With
+     * {@code wait}, a predicted claim of that token is left alone and reported (P): it may not
+     * have reached the database yet.
+     */
+    char refused(IdempotencyKey key, long token, boolean wait) {
+        GateKeys.Located at = keys.locate(key);
+        return letter(run(GateScript.REFUSED, at.redisKey(), at.digest(), text(token), ascii(clock.nowArgument()),
+                text(padMs), ascii(nonce()), text(marginMs), ascii(wait ? "1" : "0")), GateScript.REFUSED);
+    }
+
+    /**
+     * A read of the database found {@code state} (null: nothing live). The reply's action is P
+     * (answer the gate's predicted claim, carried in the reply), U or K.
+     */
+    GateReply observed(IdempotencyKey key, @Nullable RecordState state, long token, int attempt, long untilMs) {
+        GateKeys.Located at = keys.locate(key);
+        return parse(run(GateScript.OBSERVED, at.redisKey(), at.digest(), ascii(clock.nowArgument()), text(padMs),
+                ascii(nonce()), text(untilMs), ascii(state == null ? "0" : "1"),
+                ascii(state == null ? "-" : String.valueOf(state.code())), text(token), text(attempt)));
+    }
+
+    private Object run(GateScript script, byte[] key, byte[]... args) {
+        List<byte[]> keyList = List.of(key);
+        List<byte[]> argList = List.of(args);
+        try {
+            try {
+                return jedis.evalsha(script.sha(), keyList, argList);
+            } catch (JedisNoScriptException e) {
+                return jedis.eval(script.source(), keyList, argList);
+            }
+        } catch (RuntimeException e) {
+            throw new GateException("Redis gate " + script.label() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private GateReply parse(Object reply) {
+        if (!(reply instanceof List) || ((List<?>) reply).size() < 2 || ((List<?>) reply).size() > 12) {
+            throw new GateException("Redis gate: unexpected reply " + reply, null);
+        }
+        List<?> r = (List<?>) reply;
+        try {
+            char action = (char) bytes(r.get(0))[0];
+            long now = (Long) r.get(1);
+            clock.observed(now);
+            String nonce = r.size() < 3 || r.get(2) == null ? "" : new String(bytes(r.get(2)), StandardCharsets.US_ASCII);
+            if (r.size() <= 3) {
+                return new GateReply(action, now, nonce, (char) 0, null, 0, 0, 0, -1, 0, null, false);
+            }
+            char state = (char) bytes(r.get(3))[0];
+            if (state == 'U') {
+                return new GateReply(action, now, nonce, state, null, 0, 0, 0, -1, (Long) r.get(9), null, false);
+            }
+            return new GateReply(action, now, nonce, state, bytes(r.get(4)), Long.parseLong(ascii(r.get(5))),
+                    (int) (long) (Long) r.get(6), (Long) r.get(7), r.get(8) == null ? -1 : (Long) r.get(8),
+                    (Long) r.get(9), r.get(10) == null ? null : bytes(r.get(10)), r.get(11) == null);
+        } catch (RuntimeException e) {
+            throw new GateException("Redis gate: unreadable reply: " + e, e);
+        }
+    }
+
+    private static char letter(Object reply, GateScript script) {
+        if (reply instanceof byte[] && ((byte[]) reply).length == 1) {
+            return (char) ((byte[]) reply)[0];
+        }
+        throw new GateException("Redis gate " + script.label() + ": unexpected reply " + reply, null);
+    }
+
+    private static byte[] bytes(Object o) {
+        if (o instanceof byte[]) {
+            return (byte[]) o;
+        }
+        throw new IllegalArgumentException("expected bulk text but got " + o);
+    }
+
+    private static String ascii(Object o) {
+        return new String(bytes(o), StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] text(long n) {
+        return ascii(Long.toString(n));
+    }
+}
