@@ -285,6 +285,24 @@ public final class GatedOperations {
      * @param token the refused token
      */
     public void refused(IdempotencyKey key, long token) {
+        untrust(key, token);
+    }
+
+    /**
+     * After the database journaled a step of the token's claim (committed). The gate keeps no
+     * journal, so it must stop answering from its in-progress record: a duplicate would be told
+     * the claim without the steps it has already recorded. From here on the database answers
+     * claims of the key (with the journal) until the record is completed or released.
+     *
+     * @param key the key
+     * @param token the token whose journal moved
+     */
+    public void journaled(IdempotencyKey key, long token) {
+        untrust(key, token);
+    }
+
+    /** Turns the gate's in-progress record of the token into U (ask the database). */
+    private void untrust(IdempotencyKey key, long token) {
         if (!usable(key)) {
             return;
         }
@@ -392,6 +410,10 @@ public final class GatedOperations {
             return null;
         }
         StoredRecord r = d.record();
+        if (r.state() == RecordState.IN_PROGRESS && r.journal() != null) {
+            // The gate keeps no journal: a record with one is answered by the database.
+            return null;
+        }
         long at = d.storeTime().toEpochMilli();
         Instant lease = r.leaseExpiresAt();
         return new GateSnapshot(r.state(), r.fingerprint(), r.fencingToken(), r.attempt(),
