@@ -11,8 +11,8 @@ import org.jdbi.v3.core.statement.StatementCustomizer;
  * The store's statement timeout on PostgreSQL, as the connection's network (socket read)
  * timeout for the length of one statement, restored afterwards. pgjdbc implements
  * {@code Statement.setQueryTimeout} with a task on a shared {@code java.util.Timer} that it
- * schedules, cancels and purges around every statement, waking the timer thread each time:
- * tens of microseconds of CPU per statement. A socket timeout is a field of the socket. A
+ * schedules, cancels and purges around every statement, waking the timer thread each time.
+ * A socket timeout is a field of the socket. A
  * statement that runs into it fails with a connection error (retryable) and its connection
  * is closed; a connection that already has a shorter network timeout keeps it.
  */
