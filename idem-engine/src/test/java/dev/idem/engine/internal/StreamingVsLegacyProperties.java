@@ -77,7 +77,7 @@ class StreamingVsLegacyProperties {
         return unit.list().ofMaxSize(24).map(parts -> String.join("", parts));
     }
 
-    @Property(tries = 400)
+    @Property(tries = 200)
     void validDocumentsCanonicalizeToTheLegacyBytes(@ForAll("documents") Object doc, @ForAll long seed) {
         String input = render(doc, new Random(seed));
         byte[] legacy = LegacyCanonicalizer.canonicalize(input, PointerSet.EMPTY);
@@ -86,7 +86,7 @@ class StreamingVsLegacyProperties {
                 .as(input).isEqualTo(legacy);
     }
 
-    @Property(tries = 300)
+    @Property(tries = 150)
     void exclusionsLeaveOutWhatTheLegacyLeftOut(@ForAll("documents") Object doc, @ForAll long seed) {
         Random rnd = new Random(seed);
         List<String> paths = new ArrayList<>();
@@ -102,7 +102,7 @@ class StreamingVsLegacyProperties {
                 .isEqualTo(outcome(() -> LegacyCanonicalizer.canonicalize(input, pointers)));
     }
 
-    @Property(tries = 600)
+    @Property(tries = 300)
     void damagedDocumentsGetTheLegacyVerdict(@ForAll("documents") Object doc, @ForAll long seed) {
         Random rnd = new Random(seed);
         StringBuilder damaged = new StringBuilder(render(doc, rnd));
