@@ -15,6 +15,11 @@ public enum Backend {
     MARIADB,
     /** {@code RedisIdempotencyStore} on redis-server 6.2 (embedded-redis binaries), over loopback. */
     REDIS,
+    /**
+     * {@code RedisIdempotencyStore} on a three-master redis-server 6.2 cluster through a
+     * {@code RedisClusterClient}, over loopback.
+     */
+    REDIS_CLUSTER,
     /** {@code DynamoDbIdempotencyStore} on DynamoDB Local (in this JVM), over loopback HTTP. */
     DYNAMODB
 }

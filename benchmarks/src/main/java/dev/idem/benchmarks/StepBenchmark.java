@@ -50,7 +50,7 @@ public class StepBenchmark {
     };
 
     /** The store under test. */
-    @Param({"MEMORY", "H2", "POSTGRES", "MARIADB", "REDIS", "DYNAMODB"})
+    @Param({"MEMORY", "H2", "POSTGRES", "MARIADB", "REDIS", "REDIS_CLUSTER", "DYNAMODB"})
     public Backend backend;
 
     /** Whether to count round trips (the smoke test does; timing runs do not, it adds overhead). */

@@ -52,7 +52,7 @@ public class StoreBenchmark {
     private static final Work<Receipt> WORK = ctx -> Receipt.OK;
 
     /** The store under test. */
-    @Param({"MEMORY", "H2", "POSTGRES", "MARIADB", "REDIS", "DYNAMODB"})
+    @Param({"MEMORY", "H2", "POSTGRES", "MARIADB", "REDIS", "REDIS_CLUSTER", "DYNAMODB"})
     public Backend backend;
 
     private Environment env;

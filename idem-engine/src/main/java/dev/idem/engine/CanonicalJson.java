@@ -26,8 +26,11 @@ import java.util.List;
  * <p>Input must be strict JSON: malformed text, trailing content, duplicate member names,
  * lone surrogates, {@code NaN}, {@code Infinity} or an exponent of ten or more digits raise
  * {@link dev.idem.api.InvalidRequestException} (HTTP 400); text beyond a parser limit (nesting
- * deeper than 1000, a number of more than 1000 digits) raises it with HTTP 413. The cost is
- * linear in the size of the input, whatever its depth.
+ * deeper than 1000, a number of more than 1000 digits, a member name of more than 50,000 or a
+ * string of more than 20,000,000 UTF-8 bytes) raises it with HTTP 413. Bytes must be UTF-8 (a
+ * leading byte order mark is skipped; UTF-16 and UTF-32 text is recognised and decoded). The
+ * cost is linear in the size of the input, whatever its depth, and it streams: no tree is
+ * built and nothing is allocated per member.
  */
 public final class CanonicalJson {
     private CanonicalJson() {

@@ -146,8 +146,8 @@ final class Execution<T> {
                         cache.put(key, fingerprint, record.outcome(),
                                 timeLeft(claim.storeTime(), record.expiresAt()), record.attempt());
                     }
-                    return replay(record.outcome(), record.attempt(),
-                            nonNegative(Duration.between(record.createdAt(), claim.storeTime())));
+                    return replay(record.outcome(), record.attempt(), engine.listener == IdempotencyListener.NONE
+                            ? null : nonNegative(Duration.between(record.createdAt(), claim.storeTime())));
                 case IN_PROGRESS:
                     // Once per call, not per poll, so metrics count calls that met a conflict.
                     if (!conflictReported) {

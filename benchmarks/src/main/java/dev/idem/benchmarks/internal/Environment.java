@@ -14,14 +14,19 @@ import dev.idem.store.redis.RedisIdempotencyStore;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -117,6 +122,36 @@ public final class Environment implements AutoCloseable {
                 return new Environment(RedisIdempotencyStore.create(client), new RedisRaw(client, leaseMs, ttlMs),
                         monitor, closers);
             }
+            case REDIS_CLUSTER: {
+                List<Integer> ports = Servers.acquireRedisCluster();
+                closers.push(Servers::releaseRedisCluster);
+                ConnectionPoolConfig pool = new ConnectionPoolConfig();
+                pool.setMaxTotal(POOL_SIZE);
+                pool.setMaxIdle(POOL_SIZE);
+                Set<HostAndPort> nodes = new LinkedHashSet<>();
+                ports.forEach(port -> nodes.add(new HostAndPort(Servers.HOST, port)));
+                RedisClusterClient client = RedisClusterClient.builder().nodes(nodes)
+                        .clientConfig(DefaultJedisClientConfig.builder().connectionTimeoutMillis(2000)
+                                .socketTimeoutMillis(10_000).build())
+                        .poolConfig(pool)
+                        .build();
+                closers.push(client);
+                // Commands are counted on every master: a MONITOR connection per node.
+                RedisMonitor[] monitors = countTrips ? new RedisMonitor[ports.size()] : null;
+                for (int i = 0; countTrips && i < ports.size(); i++) {
+                    monitors[i] = new RedisMonitor(Servers.HOST, ports.get(i));
+                    closers.push(monitors[i]);
+                }
+                TripCounter trips = monitors == null ? null : () -> {
+                    long sum = 0;
+                    for (RedisMonitor m : monitors) {
+                        sum += m.total();
+                    }
+                    return sum;
+                };
+                return new Environment(RedisIdempotencyStore.create(client), new RedisRaw(client, leaseMs, ttlMs),
+                        trips, closers);
+            }
             case DYNAMODB: {
                 AtomicLong sent = new AtomicLong();
                 var endpoint = Servers.acquireDynamoDb();
@@ -142,7 +177,7 @@ public final class Environment implements AutoCloseable {
                 closers.push(client);
                 String suffix = UUID.randomUUID().toString().substring(0, 8);
                 String table = "idem-" + suffix;
-                DynamoDbTables.createTable(client, table);
+                createTable(client, table);
                 IdempotencyStore store = DynamoDbIdempotencyStore.builder().client(client).tableName(table).build();
                 RawBaseline raw = new DynamoDbRaw(client, "raw-" + suffix, leaseMs, ttlMs);
                 long before = sent.get();
@@ -190,6 +225,25 @@ public final class Environment implements AutoCloseable {
             default:
                 throw new IllegalArgumentException("unknown backend " + backend);
         }
+    }
+
+    /**
+     * System property: enable TTL on the benchmark's DynamoDB table ({@code true}), as
+     * {@link DynamoDbTables#createTable} does. Off by default: DynamoDB Local runs TTL as a
+     * background job in this JVM that scans the whole table over and over (pages of 20
+     * items), so with TTL on, the store's table (and only it: the raw table has no TTL)
+     * costs a growing share of both cores and of the allocation counted per call. On the
+     * service, TTL deletion costs the client nothing.
+     */
+    public static final String DYNAMODB_TTL_PROPERTY = "idem.bench.dynamodb.ttl";
+
+    private static void createTable(DynamoDbClient client, String table) {
+        if (Boolean.getBoolean(DYNAMODB_TTL_PROPERTY)) {
+            DynamoDbTables.createTable(client, table);
+            return;
+        }
+        client.createTable(DynamoDbTables.createTableRequest(table));
+        client.waiter().waitUntilTableExists(b -> b.tableName(table));
     }
 
     @Override

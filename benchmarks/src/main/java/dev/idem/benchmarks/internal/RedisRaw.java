@@ -2,8 +2,12 @@ package dev.idem.benchmarks.internal;
 
 import dev.idem.api.IdempotencyKey;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.List;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * One {@code EVALSHA} per operation, of the smallest scripts that keep claim and complete
@@ -27,6 +31,8 @@ final class RedisRaw implements RawBaseline {
             + "return 1\n";
 
     private final UnifiedJedis client;
+    private final byte[] claimScript;
+    private final byte[] completeScript;
     private final byte[] claimSha;
     private final byte[] completeSha;
     private final byte[] lease;
@@ -34,23 +40,41 @@ final class RedisRaw implements RawBaseline {
 
     RedisRaw(UnifiedJedis client, long leaseMillis, long ttlMillis) {
         this.client = client;
-        this.claimSha = ascii(client.scriptLoad(CLAIM));
-        this.completeSha = ascii(client.scriptLoad(COMPLETE));
+        this.claimScript = ascii(CLAIM);
+        this.completeScript = ascii(COMPLETE);
+        this.claimSha = sha1(claimScript);
+        this.completeSha = sha1(completeScript);
         this.lease = ascii(Long.toString(leaseMillis));
         this.ttl = ascii(Long.toString(ttlMillis));
     }
 
     @Override
     public Object claim(IdempotencyKey key, byte[] fingerprint, long token) {
-        return client.evalsha(claimSha, List.of(redisKey(key)), List.of(fingerprint, ascii(Long.toString(token)),
-                lease, ttl));
+        return run(claimSha, claimScript, redisKey(key), List.of(fingerprint, ascii(Long.toString(token)), lease, ttl));
     }
 
     @Override
     public boolean complete(IdempotencyKey key, long token, byte[] outcome) {
-        Object reply = client.evalsha(completeSha, List.of(redisKey(key)),
-                List.of(ascii(Long.toString(token)), outcome, ttl));
+        Object reply = run(completeSha, completeScript, redisKey(key), List.of(ascii(Long.toString(token)), outcome, ttl));
         return Long.valueOf(1).equals(reply);
+    }
+
+    // EVALSHA, and EVAL once per node that does not know the script yet (what the store does).
+    private Object run(byte[] sha, byte[] script, byte[] key, List<byte[]> args) {
+        List<byte[]> keys = List.of(key);
+        try {
+            return client.evalsha(sha, keys, args);
+        } catch (JedisNoScriptException e) {
+            return client.eval(script, keys, args);
+        }
+    }
+
+    private static byte[] sha1(byte[] script) {
+        try {
+            return ascii(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(script)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required on every Java platform", e);
+        }
     }
 
     private static byte[] redisKey(IdempotencyKey key) {

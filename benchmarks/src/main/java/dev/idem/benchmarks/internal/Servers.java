@@ -11,7 +11,14 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisClientConfig;
 import redis.embedded.RedisServer;
 
 /**
@@ -25,7 +32,10 @@ public final class Servers {
     public static final String HOST = "127.0.0.1";
 
     private static final Shared<Integer> REDIS = new Shared<>("redis", Servers::startRedis);
+    private static final Shared<List<Integer>> REDIS_CLUSTER = new Shared<>("redis-cluster", Servers::startRedisCluster);
     private static final Shared<URI> DYNAMODB = new Shared<>("dynamodb-local", Servers::startDynamoDb);
+    private static final int CLUSTER_MASTERS = 3;
+    private static final Duration CLUSTER_READY = Duration.ofSeconds(60);
     private static final Shared<String> POSTGRES = new Shared<>("postgres", Servers::startPostgres);
     private static final Shared<String> MARIADB = new Shared<>("mariadb", Servers::startMariaDb);
 
@@ -40,6 +50,19 @@ public final class Servers {
     /** Releases one use of the redis-server; the last one stops it. */
     public static void releaseRedis() {
         REDIS.release();
+    }
+
+    /**
+     * Acquires a three-master redis-server cluster (no replicas, no persistence) and returns
+     * the masters' ports; pair with {@link #releaseRedisCluster()}.
+     */
+    public static List<Integer> acquireRedisCluster() {
+        return REDIS_CLUSTER.acquire();
+    }
+
+    /** Releases one use of the Redis cluster; the last one stops it. */
+    public static void releaseRedisCluster() {
+        REDIS_CLUSTER.release();
     }
 
     /** Acquires an in-memory DynamoDB Local in this JVM and returns its endpoint. */
@@ -154,6 +177,80 @@ public final class Servers {
             server.stop();
             deleteQuietly(dir);
         });
+    }
+
+    // Cluster-enabled servers, the 16384 slots split evenly, introduced to each other; ready
+    // when every node reports cluster_state:ok and knows all the others (bounded wait).
+    private static Running<List<Integer>> startRedisCluster() throws Exception {
+        List<Integer> ports = new ArrayList<>();
+        List<RedisServer> servers = new ArrayList<>();
+        List<Path> dirs = new ArrayList<>();
+        AutoCloseable stop = () -> {
+            servers.forEach(server -> {
+                try {
+                    server.stop();
+                } catch (IOException e) {
+                    // Force-stopped at the end of a run: nothing to do.
+                }
+            });
+            dirs.forEach(Servers::deleteQuietly);
+        };
+        try {
+            for (int i = 0; i < CLUSTER_MASTERS; i++) {
+                int port = freePort();
+                Path dir = Files.createTempDirectory("idem-bench-redis-cluster-");
+                dirs.add(dir);
+                RedisServer server = RedisServer.newRedisServer().port(port).bind(HOST)
+                        .setting("save \"\"")
+                        .setting("appendonly no")
+                        .setting("dir " + dir.toAbsolutePath())
+                        .setting("cluster-enabled yes")
+                        .setting("cluster-config-file " + dir.resolve("nodes.conf").toAbsolutePath())
+                        .setting("cluster-node-timeout 5000")
+                        .onShutdownForceStop(true)
+                        .build();
+                server.start();
+                servers.add(server);
+                ports.add(port);
+            }
+            JedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(2000)
+                    .socketTimeoutMillis(10_000).build();
+            for (int i = 0; i < CLUSTER_MASTERS; i++) {
+                int from = 16384 * i / CLUSTER_MASTERS;
+                int to = 16384 * (i + 1) / CLUSTER_MASTERS;
+                int[] slots = new int[to - from];
+                for (int slot = from; slot < to; slot++) {
+                    slots[slot - from] = slot;
+                }
+                try (Jedis node = new Jedis(new HostAndPort(HOST, ports.get(i)), config)) {
+                    node.clusterAddSlots(slots);
+                }
+            }
+            try (Jedis first = new Jedis(new HostAndPort(HOST, ports.get(0)), config)) {
+                for (int i = 1; i < CLUSTER_MASTERS; i++) {
+                    first.clusterMeet(HOST, ports.get(i));
+                }
+            }
+            long deadline = System.nanoTime() + CLUSTER_READY.toNanos();
+            for (int port : ports) {
+                try (Jedis node = new Jedis(new HostAndPort(HOST, port), config)) {
+                    while (true) {
+                        String info = node.clusterInfo();
+                        if (info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + CLUSTER_MASTERS)) {
+                            break;
+                        }
+                        if (System.nanoTime() > deadline) {
+                            throw new IllegalStateException("cluster not ready within " + CLUSTER_READY + ": " + info);
+                        }
+                        Thread.sleep(50);
+                    }
+                }
+            }
+        } catch (Exception e) {
+            stop.close();
+            throw e;
+        }
+        return new Running<>(List.copyOf(ports), stop);
     }
 
     private static Running<URI> startDynamoDb() throws Exception {

@@ -2,10 +2,14 @@ package dev.idem.engine.internal;
 
 import java.util.Arrays;
 
-/** A growable byte buffer without the synchronization of ByteArrayOutputStream. */
+/**
+ * A growable byte buffer without the synchronization of ByteArrayOutputStream. The
+ * canonicalizer's hot loops read and write {@link #buf} and {@link #size} directly after one
+ * {@link #ensure} for a whole token, instead of a bounds check per byte.
+ */
 final class ByteSink {
-    private byte[] buf;
-    private int size;
+    byte[] buf;
+    int size;
 
     ByteSink(int initial) {
         buf = new byte[Math.max(16, initial)];
@@ -34,6 +38,20 @@ final class ByteSink {
         }
     }
 
+    /** Writes a non-negative number in decimal. */
+    void writeDecimal(long n) {
+        ensure(20);
+        int digits = 1;
+        for (long x = n; x >= 10; x /= 10) {
+            digits++;
+        }
+        for (int i = size + digits - 1; i >= size; i--) {
+            buf[i] = (byte) ('0' + n % 10);
+            n /= 10;
+        }
+        size += digits;
+    }
+
     /**
      * Writes {@code chars[off, off+len)} as the body of an RFC 8785 string: minimal escapes,
      * everything else as UTF-8. Returns the index (relative to {@code off}) of a lone
@@ -49,7 +67,7 @@ final class ByteSink {
                     buf[size++] = (byte) c;
                 } else {
                     ensure(6 + (end - i) * 3);
-                    writeEscape(c);
+                    size = writeEscape(buf, size, c);
                 }
             } else if (c < 0x800) {
                 buf[size++] = (byte) (0xC0 | (c >> 6));
@@ -75,23 +93,28 @@ final class ByteSink {
 
     private static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
 
-    private void writeEscape(char c) {
-        buf[size++] = '\\';
+    /**
+     * Writes the RFC 8785 escape of {@code c} (a control character, a quote or a backslash)
+     * at {@code at}, which has room for six bytes; returns the position after it.
+     */
+    static int writeEscape(byte[] buf, int at, int c) {
+        buf[at++] = '\\';
         switch (c) {
-            case '"': buf[size++] = '"'; break;
-            case '\\': buf[size++] = '\\'; break;
-            case '\b': buf[size++] = 'b'; break;
-            case '\f': buf[size++] = 'f'; break;
-            case '\n': buf[size++] = 'n'; break;
-            case '\r': buf[size++] = 'r'; break;
-            case '\t': buf[size++] = 't'; break;
+            case '"': buf[at++] = '"'; break;
+            case '\\': buf[at++] = '\\'; break;
+            case '\b': buf[at++] = 'b'; break;
+            case '\f': buf[at++] = 'f'; break;
+            case '\n': buf[at++] = 'n'; break;
+            case '\r': buf[at++] = 'r'; break;
+            case '\t': buf[at++] = 't'; break;
             default:
-                buf[size++] = 'u';
-                buf[size++] = '0';
-                buf[size++] = '0';
-                buf[size++] = HEX[c >> 4];
-                buf[size++] = HEX[c & 0xF];
+                buf[at++] = 'u';
+                buf[at++] = '0';
+                buf[at++] = '0';
+                buf[at++] = HEX[c >> 4];
+                buf[at++] = HEX[c & 0xF];
         }
+        return at;
     }
 
     /** Truncates to {@code newSize} bytes. */
@@ -111,9 +134,15 @@ final class ByteSink {
         return Arrays.copyOf(buf, size);
     }
 
-    private void ensure(int extra) {
+    /** Makes room for {@code extra} more bytes. */
+    void ensure(int extra) {
         if (size + extra > buf.length) {
-            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + extra));
+            grow(extra);
         }
+    }
+
+    private void grow(int extra) {
+        long wanted = Math.max((long) buf.length * 2, (long) size + extra);
+        buf = Arrays.copyOf(buf, (int) Math.min(wanted, Integer.MAX_VALUE - 8));
     }
 }

@@ -2,6 +2,7 @@ package dev.idem.engine.internal;
 
 import com.fasterxml.jackson.core.io.schubfach.DoubleToDecimal;
 import dev.idem.api.InvalidRequestException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Number canonicalization by exact decimal value. A JSON number literal denotes an exact
@@ -26,64 +27,81 @@ final class Es6Numbers {
 
     /** Appends the canonical form of the JSON number {@code text} to {@code out}. */
     static void write(String text, ByteSink out) {
-        int len = text.length();
-        int i = 0;
+        byte[] ascii = text.getBytes(StandardCharsets.US_ASCII);
+        write(ascii, 0, ascii.length, out);
+    }
+
+    /**
+     * Appends the canonical form of the JSON number literal {@code s[from, to)} to {@code out},
+     * without allocating: the significant digits are copied straight from the literal.
+     */
+    static void write(byte[] s, int from, int to, ByteSink out) {
+        int i = from;
         boolean negative = false;
-        if (i < len && text.charAt(i) == '-') {
+        if (i < to && s[i] == '-') {
             negative = true;
             i++;
         }
-        StringBuilder digits = new StringBuilder(len);
-        int intDigits = 0;
-        while (i < len && isDigit(text.charAt(i))) {
-            digits.append(text.charAt(i++));
-            intDigits++;
-        }
-        if (i < len && text.charAt(i) == '.') {
+        int intStart = i;
+        while (i < to && isDigit(s[i])) {
             i++;
-            while (i < len && isDigit(text.charAt(i))) {
-                digits.append(text.charAt(i++));
+        }
+        int intLen = i - intStart;
+        int fracStart = i;
+        int fracLen = 0;
+        if (i < to && s[i] == '.') {
+            fracStart = ++i;
+            while (i < to && isDigit(s[i])) {
+                i++;
             }
+            fracLen = i - fracStart;
         }
         long exponent = 0;
-        if (i < len && (text.charAt(i) == 'e' || text.charAt(i) == 'E')) {
+        if (i < to && (s[i] == 'e' || s[i] == 'E')) {
             i++;
             boolean expNegative = false;
-            if (i < len && (text.charAt(i) == '+' || text.charAt(i) == '-')) {
-                expNegative = text.charAt(i) == '-';
+            if (i < to && (s[i] == '+' || s[i] == '-')) {
+                expNegative = s[i] == '-';
                 i++;
             }
             int expStart = i;
-            while (i < len && isDigit(text.charAt(i))) {
+            while (i < to && isDigit(s[i])) {
                 if (i - expStart >= 9) {
-                    throw new InvalidRequestException("request JSON number exponent out of range: " + abbreviate(text));
+                    throw new InvalidRequestException("request JSON number exponent out of range: "
+                            + abbreviate(s, from, to));
                 }
-                exponent = exponent * 10 + (text.charAt(i++) - '0');
+                exponent = exponent * 10 + (s[i++] - '0');
             }
             if (expNegative) {
                 exponent = -exponent;
             }
         }
-        if (i != len || digits.length() == 0) {
-            throw new InvalidRequestException("request JSON has an invalid number: " + abbreviate(text));
+        int count = intLen + fracLen;
+        if (i != to || count == 0) {
+            throw new InvalidRequestException("request JSON has an invalid number: " + abbreviate(s, from, to));
         }
+        // The digits of the integer part and of the fraction, read as one sequence 0..count.
         int lead = 0;
-        while (lead < digits.length() && digits.charAt(lead) == '0') {
+        while (lead < count && digitAt(s, intStart, intLen, fracStart, lead) == '0') {
             lead++;
         }
-        if (lead == digits.length()) {
+        if (lead == count) {
             out.write('0');
             return;
         }
-        int trail = digits.length();
-        while (digits.charAt(trail - 1) == '0') {
+        int trail = count;
+        while (digitAt(s, intStart, intLen, fracStart, trail - 1) == '0') {
             trail--;
         }
         if (negative) {
             out.write('-');
         }
         // value = 0.significant x 10^point, exactly
-        layout(digits.substring(lead, trail), intDigits - lead + exponent, out);
+        layout(s, intStart, intLen, fracStart, lead, trail, intLen - lead + exponent, out);
+    }
+
+    private static byte digitAt(byte[] s, int intStart, int intLen, int fracStart, int k) {
+        return k < intLen ? s[intStart + k] : s[fracStart + k - intLen];
     }
 
     /**
@@ -93,7 +111,7 @@ final class Es6Numbers {
     static String doubleToString(double d) {
         ByteSink out = new ByteSink(32);
         writeDouble(d, out);
-        return new String(out.array(), 0, out.size(), java.nio.charset.StandardCharsets.US_ASCII);
+        return new String(out.array(), 0, out.size(), StandardCharsets.US_ASCII);
     }
 
     /** Appends the RFC 8785 form of a finite double. */
@@ -136,7 +154,8 @@ final class Es6Numbers {
                 digits = shorter;
             }
         }
-        layout(digits, n, out);
+        byte[] ascii = digits.getBytes(StandardCharsets.US_ASCII);
+        layout(ascii, 0, ascii.length, 0, 0, ascii.length, n, out);
     }
 
     private static String oneDigit(double d, String two, long n) {
@@ -160,42 +179,61 @@ final class Es6Numbers {
         return best;
     }
 
-    // ECMAScript Number::toString layout for digits s (no leading/trailing zeros), value 0.s x 10^n.
-    private static void layout(String s, long n, ByteSink out) {
-        int k = s.length();
+    /**
+     * Writes the significant digits {@code [lead, trail)} of the sequence made of the integer
+     * digits {@code s[intStart, intStart+intLen)} followed by the fraction digits from
+     * {@code fracStart}, whose value is 0.digits x 10^n, in the ECMAScript Number::toString
+     * layout.
+     */
+    private static void layout(byte[] s, int intStart, int intLen, int fracStart, int lead, int trail, long n,
+            ByteSink out) {
+        int k = trail - lead;
         if (k <= n && n <= 21) {
-            out.writeAscii(s);
+            copy(s, intStart, intLen, fracStart, lead, trail, out);
             for (long z = n - k; z > 0; z--) {
                 out.write('0');
             }
         } else if (0 < n && n <= 21) {
-            out.writeAscii(s.substring(0, (int) n));
+            copy(s, intStart, intLen, fracStart, lead, lead + (int) n, out);
             out.write('.');
-            out.writeAscii(s.substring((int) n));
+            copy(s, intStart, intLen, fracStart, lead + (int) n, trail, out);
         } else if (-6 < n && n <= 0) {
-            out.writeAscii("0.");
+            out.write('0');
+            out.write('.');
             for (long z = -n; z > 0; z--) {
                 out.write('0');
             }
-            out.writeAscii(s);
+            copy(s, intStart, intLen, fracStart, lead, trail, out);
         } else {
-            out.write(s.charAt(0));
+            copy(s, intStart, intLen, fracStart, lead, lead + 1, out);
             if (k > 1) {
                 out.write('.');
-                out.writeAscii(s.substring(1));
+                copy(s, intStart, intLen, fracStart, lead + 1, trail, out);
             }
             out.write('e');
             long e = n - 1;
             out.write(e < 0 ? '-' : '+');
-            out.writeAscii(Long.toString(Math.abs(e)));
+            out.writeDecimal(Math.abs(e));
         }
     }
 
-    private static boolean isDigit(char c) {
+    private static void copy(byte[] s, int intStart, int intLen, int fracStart, int from, int to, ByteSink out) {
+        if (from < intLen) {
+            int stop = Math.min(to, intLen);
+            out.write(s, intStart + from, stop - from);
+            from = stop;
+        }
+        if (from < to) {
+            out.write(s, fracStart + from - intLen, to - from);
+        }
+    }
+
+    private static boolean isDigit(byte c) {
         return c >= '0' && c <= '9';
     }
 
-    private static String abbreviate(String s) {
-        return s.length() <= 40 ? s : s.substring(0, 37) + "...";
+    private static String abbreviate(byte[] s, int from, int to) {
+        String text = new String(s, from, Math.min(to - from, 40), StandardCharsets.ISO_8859_1);
+        return to - from <= 40 ? text : text.substring(0, 37) + "...";
     }
 }

@@ -43,7 +43,7 @@ public final class Fingerprinter {
     /** The fingerprint of {@code request} for {@code operation}, with extra exclusions for this call. */
     public byte[] fingerprint(String operation, Object request, PointerSet extraExcluded) {
         PointerSet pointers = excluded.plus(extraExcluded);
-        MessageDigest sha = sha256();
+        MessageDigest sha = borrowSha256();
         sha.update(DOMAIN);
         sha.update(operation.getBytes(StandardCharsets.UTF_8));
         sha.update((byte) 0);
@@ -85,7 +85,7 @@ public final class Fingerprinter {
             sha.update((byte) 'J');
             JsonCanonicalizer.digest(written, pointers, sha);
         }
-        return sha.digest();
+        return digestAndReturn(sha);
     }
 
     // The limit is in bytes; a String's length counts UTF-16 units, up to three times fewer.
@@ -116,6 +116,26 @@ public final class Fingerprinter {
     }
 
     private static final MessageDigest PROTOTYPE = newSha256();
+    private static final ThreadLocal<MessageDigest[]> SPARE = ThreadLocal.withInitial(() -> new MessageDigest[1]);
+
+    // The thread's spare digest, taken out of its slot while in use: a fingerprint taken
+    // while another is under way on the same thread (from a serializer) gets a fresh one, and
+    // one lost to an exception is simply replaced.
+    private static MessageDigest borrowSha256() {
+        MessageDigest[] slot = SPARE.get();
+        MessageDigest sha = slot[0];
+        if (sha == null) {
+            return sha256();
+        }
+        slot[0] = null;
+        return sha;
+    }
+
+    private static byte[] digestAndReturn(MessageDigest sha) {
+        byte[] result = sha.digest();
+        SPARE.get()[0] = sha;
+        return result;
+    }
 
     /** A fresh SHA-256 digest (cloned from a prototype: a provider lookup per call is slow). */
     public static MessageDigest sha256() {

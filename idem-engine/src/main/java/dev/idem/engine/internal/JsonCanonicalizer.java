@@ -1,32 +1,36 @@
 package dev.idem.engine.internal;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import dev.idem.api.InvalidRequestException;
-import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.Charset;
+import java.nio.charset.CodingErrorAction;
 import java.security.MessageDigest;
-import java.util.Arrays;
 
 /**
- * Streams strict JSON into its canonical form: RFC 8785 layout, with numbers by exact
- * decimal value (see {@link Es6Numbers}). Strict means: one value and nothing after it, no
- * duplicate member names, no lone surrogates (escaped or not), no NaN or Infinity, no
+ * Strict JSON into its canonical form: RFC 8785 layout, with numbers by exact decimal value
+ * (see {@link Es6Numbers}). Strict means: one value and nothing after it, no duplicate member
+ * names, no lone surrogates (escaped or not), no invalid UTF-8, no NaN or Infinity, no
  * comments or other extensions. Members matched by a {@link PointerSet} are left out.
  *
- * <p>The work is linear in the size of the input whatever its depth: one streaming pass
- * writes every scalar and member name once, in input order, into a scratch buffer and
- * records the tree as index arrays (each object's members sorted when it closes); a
- * second pass walks the tree in canonical order and copies each scalar once. Neither
- * pass recurses, so depth costs neither time nor stack.
+ * <p>It streams: one pass writes the canonical tokens, a second copies them with each
+ * object's members in order (see {@link CanonicalTape}), both linear in the input whatever
+ * its depth. The work buffers are kept per thread and reused, so a call allocates only its
+ * result (nothing at all when it is digested); a thread keeps at most
+ * {@value #MAX_RETAINED_BYTES} bytes of them between calls, and a larger document is handled
+ * in buffers dropped afterwards.
+ *
+ * <p>Byte input is UTF-8, as RFC 8259 requires; like the Jackson parser it replaced, a
+ * leading UTF-8 byte order mark is skipped and a document in UTF-16 or UTF-32 (told by its
+ * byte order mark or its zero bytes) is decoded first.
  */
 public final class JsonCanonicalizer {
-    private static final JsonFactory STRICT = JsonFactory.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build();
+    /** The most a thread keeps of its work buffers between calls. */
+    static final long MAX_RETAINED_BYTES = 1 << 20;
+
+    static final byte[] NO_BYTES = new byte[0];
+
+    private static final ThreadLocal<Workspace> WORKSPACES = ThreadLocal.withInitial(Workspace::new);
 
     private JsonCanonicalizer() {
     }
@@ -39,7 +43,12 @@ public final class JsonCanonicalizer {
      * @return the canonical UTF-8 bytes
      */
     public static byte[] canonicalize(byte[] json, PointerSet excluded) {
-        return canonicalizeInto(json, excluded).toByteArray();
+        Workspace w = acquire();
+        try {
+            return w.run(json, excluded).toByteArray();
+        } finally {
+            release(w);
+        }
     }
 
     /**
@@ -50,385 +59,123 @@ public final class JsonCanonicalizer {
      * @return the canonical UTF-8 bytes
      */
     public static byte[] canonicalize(String json, PointerSet excluded) {
-        return canonicalizeInto(json, excluded).toByteArray();
+        Workspace w = acquire();
+        try {
+            return w.run(json, excluded).toByteArray();
+        } finally {
+            release(w);
+        }
     }
 
     /** Canonicalizes UTF-8 JSON straight into {@code digest}, without copying the result out. */
     static void digest(byte[] json, PointerSet excluded, MessageDigest digest) {
-        ByteSink out = canonicalizeInto(json, excluded);
-        digest.update(out.array(), 0, out.size());
+        Workspace w = acquire();
+        try {
+            ByteSink out = w.run(json, excluded);
+            digest.update(out.buf, 0, out.size);
+        } finally {
+            release(w);
+        }
     }
 
     /** Canonicalizes JSON text straight into {@code digest}. */
     static void digest(String json, PointerSet excluded, MessageDigest digest) {
-        ByteSink out = canonicalizeInto(json, excluded);
-        digest.update(out.array(), 0, out.size());
-    }
-
-    private static ByteSink canonicalizeInto(byte[] json, PointerSet excluded) {
-        try (JsonParser p = STRICT.createParser(json)) {
-            return new Tape(json.length, excluded).read(p);
-        } catch (IOException e) {
-            throw invalid(e);
+        Workspace w = acquire();
+        try {
+            ByteSink out = w.run(json, excluded);
+            digest.update(out.buf, 0, out.size);
+        } finally {
+            release(w);
         }
     }
 
-    private static ByteSink canonicalizeInto(String json, PointerSet excluded) {
-        try (JsonParser p = STRICT.createParser(json)) {
-            return new Tape(json.length(), excluded).read(p);
-        } catch (IOException e) {
-            throw invalid(e);
+    // A call made while the thread's workspace is busy (a serializer that fingerprints
+    // while its request is being written, say) gets a fresh one.
+    private static Workspace acquire() {
+        Workspace w = WORKSPACES.get();
+        if (w.busy) {
+            return new Workspace();
+        }
+        w.busy = true;
+        return w;
+    }
+
+    private static void release(Workspace w) {
+        w.busy = false;
+        if (w.retainedBytes() > MAX_RETAINED_BYTES && WORKSPACES.get() == w) {
+            WORKSPACES.set(new Workspace());
         }
     }
 
-    private static InvalidRequestException invalid(IOException e) {
-        String msg = e instanceof JsonProcessingException
-                ? ((JsonProcessingException) e).getOriginalMessage()
-                : e.getMessage();
-        if (e instanceof StreamConstraintsException) {
-            return new InvalidRequestException("request JSON exceeds a parser limit: " + msg, true, e);
-        }
-        return new InvalidRequestException("malformed request JSON: " + msg, false, e);
-    }
+    /** A thread's buffers: the chars and the UTF-8 of a text request, and the tape. */
+    private static final class Workspace {
+        private char[] chars = new char[256];
+        private final ByteSink text = new ByteSink(256);
+        private final CanonicalTape tape = new CanonicalTape();
+        private boolean busy;
 
-    /**
-     * The document as flat arrays. A node is a scalar (a byte range of {@link #bytes}) or a
-     * container (a range of {@link #kids}). An array's kids are node ids; an object's are
-     * triples (name start, name end, value node) in canonical member order.
-     */
-    private static final class Tape {
-        private static final byte SCALAR = 0;
-        private static final byte ARRAY = 1;
-        private static final byte OBJECT = 2;
-
-        private final ByteSink bytes;
-        private final PointerSet excluded;
-
-        private byte[] kind = new byte[16];
-        private int[] first = new int[16];
-        private int[] second = new int[16];
-        private int nodes;
-
-        private int[] kids = new int[16];
-        private int kidCount;
-
-        // Finished children of the open containers, innermost last.
-        private int[] pendingNode = new int[16];
-        private int[] pendingNameStart = new int[16];
-        private int[] pendingNameEnd = new int[16];
-        private String[] pendingName = new String[16];
-        private int pending;
-
-        // Open containers, innermost last.
-        private byte[] frameKind = new byte[8];
-        private int[] framePendingBase = new int[8];
-        private int[] frameIndex = new int[8];
-        private PointerSet[] framePointers = new PointerSet[8];
-        private String[] frameName = new String[8];
-        private int[] frameNameStart = new int[8];
-        private int[] frameNameEnd = new int[8];
-        private int frames;
-
-        Tape(int inputSize, PointerSet excluded) {
-            this.bytes = new ByteSink(inputSize);
-            this.excluded = excluded.isEmpty() ? null : excluded;
+        ByteSink run(String json, PointerSet excluded) {
+            int n = json.length();
+            if (chars.length < n) {
+                chars = new char[Math.max(n, chars.length * 2)];
+            }
+            // One bulk copy (an intrinsic), then a loop over an array: cheaper than charAt.
+            json.getChars(0, n, chars, 0);
+            Utf8.encode(chars, n, text);
+            return tape.run(text.buf, 0, text.size, excluded);
         }
 
-        ByteSink read(JsonParser p) throws IOException {
-            JsonToken t = p.nextToken();
-            if (t == null) {
-                throw new InvalidRequestException("request JSON is empty");
+        ByteSink run(byte[] json, PointerSet excluded) {
+            int from = 0;
+            if (json.length >= 2 && (json[0] == 0 || json[1] == 0 || (json[0] & 0xFE) == 0xFE)) {
+                Charset charset = wideCharset(json);
+                if (charset != null) {
+                    return run(decode(json, charset), excluded);
+                }
+            } else if (json.length >= 3 && (json[0] & 0xFF) == 0xEF && (json[1] & 0xFF) == 0xBB
+                    && (json[2] & 0xFF) == 0xBF) {
+                from = 3;
             }
-            int root = -1;
-            String name = null;
-            int nameStart = 0;
-            int nameEnd = 0;
-            PointerSet pointers = excluded;
-            while (true) {
-                if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
-                    int node = close();
-                    if (frames == 0) {
-                        root = node;
-                        break;
-                    }
-                    t = p.nextToken();
-                    continue;
-                }
-                if (frames > 0) {
-                    int f = frames - 1;
-                    PointerSet parent = framePointers[f];
-                    if (frameKind[f] == OBJECT) {
-                        if (t != JsonToken.FIELD_NAME) {
-                            throw new InvalidRequestException("malformed request JSON: unexpected " + t);
-                        }
-                        name = p.currentName();
-                        pointers = parent == null ? null : parent.child(name);
-                        t = p.nextToken();
-                        if (pointers != null && pointers.isTerminal()) {
-                            p.skipChildren();
-                            t = p.nextToken();
-                            continue;
-                        }
-                        nameStart = bytes.size();
-                        writeString(name.toCharArray(), 0, name.length());
-                        nameEnd = bytes.size();
-                    } else {
-                        name = null;
-                        int index = frameIndex[f]++;
-                        pointers = parent == null ? null : parent.child(Integer.toString(index));
-                        if (pointers != null && pointers.isTerminal()) {
-                            p.skipChildren();
-                            t = p.nextToken();
-                            continue;
-                        }
-                    }
-                }
-                if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
-                    open(t == JsonToken.START_OBJECT ? OBJECT : ARRAY, pointers, name, nameStart, nameEnd);
-                    t = p.nextToken();
-                    continue;
-                }
-                int node = scalar(p, t);
-                if (frames == 0) {
-                    root = node;
-                    break;
-                }
-                push(node, name, nameStart, nameEnd);
-                t = p.nextToken();
-            }
-            if (p.nextToken() != null) {
-                throw new InvalidRequestException("malformed request JSON: content after the first value");
-            }
-            return emit(root);
+            return tape.run(json, from, json.length, excluded);
         }
 
-        private int scalar(JsonParser p, JsonToken t) throws IOException {
-            int start = bytes.size();
-            switch (t) {
-                case VALUE_STRING:
-                    writeString(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
-                    break;
-                case VALUE_NUMBER_INT:
-                    writeInteger(p);
-                    break;
-                case VALUE_NUMBER_FLOAT:
-                    Es6Numbers.write(p.getText(), bytes);
-                    break;
-                case VALUE_TRUE:
-                    bytes.writeAscii("true");
-                    break;
-                case VALUE_FALSE:
-                    bytes.writeAscii("false");
-                    break;
-                case VALUE_NULL:
-                    bytes.writeAscii("null");
-                    break;
-                default:
-                    throw new InvalidRequestException("malformed request JSON: unexpected " + t);
-            }
-            return node(SCALAR, start, bytes.size());
-        }
-
-        // Jackson has already checked the integer grammar (no leading zeros, no '+'), so an
-        // integer of up to 21 digits is its own canonical form, except for minus zero.
-        private void writeInteger(JsonParser p) throws IOException {
-            char[] chars = p.getTextCharacters();
-            int off = p.getTextOffset();
-            int len = p.getTextLength();
-            if (len == 2 && chars[off] == '-' && chars[off + 1] == '0') {
-                bytes.write('0');
-                return;
-            }
-            if (len - (chars[off] == '-' ? 1 : 0) > 21) {
-                Es6Numbers.write(new String(chars, off, len), bytes);
-                return;
-            }
-            for (int i = 0; i < len; i++) {
-                bytes.write(chars[off + i]);
-            }
-        }
-
-        private void writeString(char[] chars, int off, int len) {
-            bytes.write('"');
-            int lone = bytes.writeJsonStringBody(chars, off, len);
-            if (lone >= 0) {
-                throw new InvalidRequestException(
-                        "request JSON has a lone surrogate at index " + lone + " of a string");
-            }
-            bytes.write('"');
-        }
-
-        private int node(byte k, int a, int b) {
-            if (nodes == kind.length) {
-                kind = Arrays.copyOf(kind, nodes * 2);
-                first = Arrays.copyOf(first, nodes * 2);
-                second = Arrays.copyOf(second, nodes * 2);
-            }
-            kind[nodes] = k;
-            first[nodes] = a;
-            second[nodes] = b;
-            return nodes++;
-        }
-
-        private void push(int node, String name, int nameStart, int nameEnd) {
-            if (pending == pendingNode.length) {
-                int n = pending * 2;
-                pendingNode = Arrays.copyOf(pendingNode, n);
-                pendingNameStart = Arrays.copyOf(pendingNameStart, n);
-                pendingNameEnd = Arrays.copyOf(pendingNameEnd, n);
-                pendingName = Arrays.copyOf(pendingName, n);
-            }
-            pendingNode[pending] = node;
-            pendingName[pending] = name;
-            pendingNameStart[pending] = nameStart;
-            pendingNameEnd[pending] = nameEnd;
-            pending++;
-        }
-
-        private void open(byte k, PointerSet pointers, String name, int nameStart, int nameEnd) {
-            if (frames == frameKind.length) {
-                int n = frames * 2;
-                frameKind = Arrays.copyOf(frameKind, n);
-                framePendingBase = Arrays.copyOf(framePendingBase, n);
-                frameIndex = Arrays.copyOf(frameIndex, n);
-                framePointers = Arrays.copyOf(framePointers, n);
-                frameName = Arrays.copyOf(frameName, n);
-                frameNameStart = Arrays.copyOf(frameNameStart, n);
-                frameNameEnd = Arrays.copyOf(frameNameEnd, n);
-            }
-            frameKind[frames] = k;
-            framePendingBase[frames] = pending;
-            frameIndex[frames] = 0;
-            framePointers[frames] = pointers;
-            frameName[frames] = name;
-            frameNameStart[frames] = nameStart;
-            frameNameEnd[frames] = nameEnd;
-            frames++;
-        }
-
-        // Moves the finished children of the innermost container into kids (sorted, for an
-        // object) and hands the container to its parent as a finished child.
-        private int close() {
-            int f = --frames;
-            int base = framePendingBase[f];
-            int count = pending - base;
-            int start = kidCount;
-            if (frameKind[f] == ARRAY) {
-                ensureKids(count);
-                System.arraycopy(pendingNode, base, kids, kidCount, count);
-                kidCount += count;
-            } else {
-                ensureKids(3 * count);
-                int[] order = sortedOrder(pendingName, base, count);
-                for (int i = 0; i < count; i++) {
-                    int m = base + order[i];
-                    kids[kidCount++] = pendingNameStart[m];
-                    kids[kidCount++] = pendingNameEnd[m];
-                    kids[kidCount++] = pendingNode[m];
-                }
-            }
-            Arrays.fill(pendingName, base, pending, null);
-            pending = base;
-            int node = node(frameKind[f], start, count);
-            if (frames > 0) {
-                push(node, frameName[f], frameNameStart[f], frameNameEnd[f]);
-            }
-            framePointers[f] = null;
-            frameName[f] = null;
-            return node;
-        }
-
-        private void ensureKids(int extra) {
-            if (kidCount + extra > kids.length) {
-                kids = Arrays.copyOf(kids, Math.max(kids.length * 2, kidCount + extra));
-            }
-        }
-
-        // Walks the tree in canonical order with an explicit stack: pos is the next child to
-        // write, -1 before the opening bracket.
-        private ByteSink emit(int root) {
-            ByteSink out = new ByteSink(bytes.size() + 2 * nodes);
-            byte[] src = bytes.array();
-            int[] stackNode = new int[16];
-            int[] stackPos = new int[16];
-            int sp = 0;
-            stackNode[0] = root;
-            stackPos[0] = -1;
-            sp = 1;
-            while (sp > 0) {
-                int top = sp - 1;
-                int node = stackNode[top];
-                byte k = kind[node];
-                if (k == SCALAR) {
-                    out.write(src, first[node], second[node] - first[node]);
-                    sp--;
-                    continue;
-                }
-                int pos = stackPos[top];
-                if (pos < 0) {
-                    out.write(k == OBJECT ? '{' : '[');
-                    pos = 0;
-                }
-                if (pos == second[node]) {
-                    out.write(k == OBJECT ? '}' : ']');
-                    sp--;
-                    continue;
-                }
-                if (pos > 0) {
-                    out.write(',');
-                }
-                int child;
-                if (k == OBJECT) {
-                    int at = first[node] + 3 * pos;
-                    out.write(src, kids[at], kids[at + 1] - kids[at]);
-                    out.write(':');
-                    child = kids[at + 2];
-                } else {
-                    child = kids[first[node] + pos];
-                }
-                stackPos[top] = pos + 1;
-                if (kind[child] == SCALAR) {
-                    out.write(src, first[child], second[child] - first[child]);
-                    continue;
-                }
-                if (sp == stackNode.length) {
-                    stackNode = Arrays.copyOf(stackNode, sp * 2);
-                    stackPos = Arrays.copyOf(stackPos, sp * 2);
-                }
-                stackNode[sp] = child;
-                stackPos[sp] = -1;
-                sp++;
-            }
-            return out;
+        long retainedBytes() {
+            return 2L * chars.length + text.buf.length + tape.retainedBytes();
         }
     }
 
-    // RFC 8785 section 3.2.3: UTF-16 code unit order, which is String.compareTo.
-    private static int[] sortedOrder(String[] names, int base, int count) {
-        int[] order = new int[count];
-        for (int i = 0; i < count; i++) {
-            order[i] = i;
+    // JSON text starts with an ASCII character, so its first bytes tell UTF-16 and UTF-32
+    // apart from UTF-8 (RFC 4627 section 3), as do their byte order marks.
+    private static Charset wideCharset(byte[] b) {
+        int b0 = b[0] & 0xFF;
+        int b1 = b[1] & 0xFF;
+        boolean four = b.length >= 4;
+        int b2 = four ? b[2] & 0xFF : -1;
+        int b3 = four ? b[3] & 0xFF : -1;
+        if (four && b0 == 0 && b1 == 0 && (b2 == 0xFE && b3 == 0xFF || b2 == 0 && b3 != 0)) {
+            return Charset.forName("UTF-32BE");
         }
-        if (count <= 16) {
-            for (int i = 1; i < count; i++) {
-                int m = order[i];
-                int j = i - 1;
-                while (j >= 0 && names[base + order[j]].compareTo(names[base + m]) > 0) {
-                    order[j + 1] = order[j];
-                    j--;
-                }
-                order[j + 1] = m;
-            }
-            return order;
+        if (four && b0 == 0xFF && b1 == 0xFE && b2 == 0 && b3 == 0 || four && b0 != 0 && b1 == 0 && b2 == 0 && b3 == 0) {
+            return Charset.forName("UTF-32LE");
         }
-        Integer[] boxed = new Integer[count];
-        for (int i = 0; i < count; i++) {
-            boxed[i] = i;
+        if (b0 == 0xFE && b1 == 0xFF || b0 == 0 && b1 != 0) {
+            return java.nio.charset.StandardCharsets.UTF_16BE;
         }
-        Arrays.sort(boxed, (a, b) -> names[base + a].compareTo(names[base + b]));
-        for (int i = 0; i < count; i++) {
-            order[i] = boxed[i];
+        if (b0 == 0xFF && b1 == 0xFE || b0 != 0 && b1 == 0) {
+            return java.nio.charset.StandardCharsets.UTF_16LE;
         }
-        return order;
+        return null;
+    }
+
+    private static String decode(byte[] json, Charset charset) {
+        try {
+            String text = charset.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(json)).toString();
+            return !text.isEmpty() && text.charAt(0) == '\uFEFF' ? text.substring(1) : text;
+        } catch (CharacterCodingException e) {
+            throw new InvalidRequestException("malformed request JSON: invalid " + charset.name() + " text", false, e);
+        }
     }
 }

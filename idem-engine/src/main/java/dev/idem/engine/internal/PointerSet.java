@@ -1,5 +1,6 @@
 package dev.idem.engine.internal;
 
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -12,8 +13,16 @@ public final class PointerSet {
     /** The empty set. */
     public static final PointerSet EMPTY = new PointerSet();
 
+    private static final byte[][] NO_KEYS = new byte[0][];
+    private static final PointerSet[] NO_NODES = new PointerSet[0];
+
     private final Map<String, PointerSet> children = new HashMap<>();
     private boolean terminal;
+    // The children again, keyed by the canonical UTF-8 bytes of the member name (as the
+    // canonicalizer writes it between the quotes), so a lookup needs no String. A token with
+    // a lone surrogate names no member: its key is null.
+    private byte[][] keys = NO_KEYS;
+    private PointerSet[] nodes = NO_NODES;
 
     private PointerSet() {
     }
@@ -39,7 +48,7 @@ public final class PointerSet {
             }
             node.terminal = true;
         }
-        return root;
+        return root.seal();
     }
 
     /** Merges two sets. */
@@ -53,7 +62,22 @@ public final class PointerSet {
         PointerSet merged = new PointerSet();
         mergeInto(merged, this);
         mergeInto(merged, other);
-        return merged;
+        return merged.seal();
+    }
+
+    private PointerSet seal() {
+        int n = children.size();
+        keys = new byte[n][];
+        nodes = new PointerSet[n];
+        int i = 0;
+        for (Map.Entry<String, PointerSet> e : children.entrySet()) {
+            String token = e.getKey();
+            ByteSink canonical = new ByteSink(token.length() * 3);
+            keys[i] = canonical.writeJsonStringBody(token.toCharArray(), 0, token.length()) < 0
+                    ? canonical.toByteArray() : null;
+            nodes[i++] = e.getValue().seal();
+        }
+        return this;
     }
 
     private static void mergeInto(PointerSet target, PointerSet source) {
@@ -70,6 +94,51 @@ public final class PointerSet {
     /** The subtree for a member or index token; null when nothing below is excluded. */
     PointerSet child(String token) {
         return children.get(token);
+    }
+
+    /**
+     * The subtree for the member whose canonical name bytes are {@code name[from, to)}; null
+     * when nothing below is excluded.
+     */
+    PointerSet child(byte[] name, int from, int to) {
+        byte[][] k = keys;
+        for (int i = 0; i < k.length; i++) {
+            if (k[i] != null && Arrays.equals(k[i], 0, k[i].length, name, from, to)) {
+                return nodes[i];
+            }
+        }
+        return null;
+    }
+
+    /** The subtree for array element {@code index}; null when nothing below is excluded. */
+    PointerSet child(int index) {
+        byte[][] k = keys;
+        for (int i = 0; i < k.length; i++) {
+            if (k[i] != null && isDecimal(k[i], index)) {
+                return nodes[i];
+            }
+        }
+        return null;
+    }
+
+    // Whether digits is exactly Integer.toString(value) (no sign, no leading zero).
+    private static boolean isDecimal(byte[] digits, int value) {
+        int at = digits.length;
+        if (at == 0 || (digits[0] == '0' && at > 1)) {
+            return false;
+        }
+        int v = value;
+        while (at > 0) {
+            byte d = digits[--at];
+            if (d < '0' || d > '9' || v % 10 != d - '0') {
+                return false;
+            }
+            v /= 10;
+            if (v == 0 && at > 0) {
+                return false;
+            }
+        }
+        return v == 0;
     }
 
     boolean isTerminal() {

@@ -407,9 +407,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
 
         /**
-         * The JDBC query timeout of every statement the store issues (default 10 s); zero
-         * means none. Bounds a statement stuck behind a lock; it does not replace the
-         * DataSource's connect and socket timeouts.
+         * The timeout of every statement the store issues (default 10 s); zero means none.
+         * Bounds a statement stuck behind a lock; it does not replace the DataSource's connect
+         * and socket timeouts. On MySQL/MariaDB and H2 it is the JDBC query timeout. On
+         * PostgreSQL it is the connection's network timeout while the statement runs (pgjdbc's
+         * query timeout schedules and cancels a timer task per statement, which costs more CPU
+         * than the statement's own client work): a statement past it fails with a retryable
+         * error and its connection is closed instead of being cancelled.
          *
          * @param timeout zero or whole seconds
          * @return this builder

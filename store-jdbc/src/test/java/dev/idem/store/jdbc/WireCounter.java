@@ -18,16 +18,16 @@ import javax.sql.DataSource;
 /**
  * A DataSource over one physical connection that records every JDBC call that may send
  * something to the server: statement executions (with their SQL), commits, rollbacks,
- * savepoints and changes of auto-commit, isolation, read-only, catalog or schema. Getters
- * and statement preparation (client-side in both drivers' default settings) are not
- * recorded. {@code close()} on the handed-out connection is a no-op, so every operation
+ * savepoints and changes of auto-commit, isolation, read-only, catalog or schema. Getters,
+ * statement preparation (client-side in both drivers' default settings) and the network
+ * timeout (a socket setting in both drivers: nothing is sent) are not recorded. {@code close()} on the handed-out connection is a no-op, so every operation
  * runs on the same physical connection and a server-side counter of that session can
  * cross-check the count.
  */
 final class WireCounter {
     private static final Set<String> CONNECTION_CALLS = Set.of("commit", "rollback", "setAutoCommit",
             "setTransactionIsolation", "setSavepoint", "releaseSavepoint", "setReadOnly", "setCatalog", "setSchema",
-            "abort", "setNetworkTimeout", "isValid");
+            "abort", "isValid");
 
     private final Connection physical;
     private final List<String> calls = new ArrayList<>();

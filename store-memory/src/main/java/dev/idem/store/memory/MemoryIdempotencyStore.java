@@ -66,6 +66,15 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
             Duration ttl) {
         Objects.requireNonNull(fingerprint, "fingerprint");
         Instant now = now();
+        // A duplicate that can only be told "it exists" (a live completed record, or a live
+        // lease) reads the map without locking: a replay or a loser on a hot key never waits
+        // for the bin lock, which other keys may share. The record read is what a compute at
+        // that instant would have returned.
+        StoredRecord seen = records.get(key);
+        if (seen != null && now.isBefore(seen.expiresAt()) && (seen.state() == RecordState.COMPLETED
+                || seen.state() == RecordState.IN_PROGRESS && now.isBefore(seen.leaseExpiresAt()))) {
+            return ClaimResult.existing(seen, now);
+        }
         ClaimResult[] result = new ClaimResult[1];
         records.compute(key, (k, current) -> {
             StoredRecord live = current != null && now.isBefore(current.expiresAt()) ? current : null;

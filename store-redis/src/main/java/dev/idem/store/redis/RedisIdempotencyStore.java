@@ -104,7 +104,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         byte[] recordKey = keys.of(key);
         ReplicatedRunner.Reply reply = replicated.run(LuaScript.CLAIM, recordKey,
                 List.of(fingerprint, text(fencingToken), text(leaseMillis), text(ttlMillis), now()));
-        ClaimResult result = claimResult(key, reply.value());
+        ClaimResult result = claimResult(key, reply.value(), fingerprint, fencingToken);
         if (result.claimed() && replicated.tooFew(reply)) {
             // Only the primary holds the claim: a failover now could lose it and let a duplicate run the
             // work as well. Give the key back, so the caller's retry can claim it again.
@@ -118,9 +118,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return result;
     }
 
-    private static ClaimResult claimResult(IdempotencyKey key, Object reply) {
+    private static ClaimResult claimResult(IdempotencyKey key, Object reply, byte[] fingerprint, long token) {
         try {
-            return Replies.claim(key, reply);
+            return Replies.claim(key, reply, fingerprint, token);
         } catch (MalformedReplyException | IllegalArgumentException e) {
             throw unreadable(LuaScript.CLAIM, e);
         }
@@ -282,12 +282,32 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     // The test clock's reading, or empty: the scripts then read the server's TIME.
+    private static final byte[] SERVER_CLOCK = new byte[0];
+
     private byte[] now() {
-        return clock == null ? new byte[0] : text(clock.millis());
+        return clock == null ? SERVER_CLOCK : text(clock.millis());
     }
 
+    // Decimal ASCII without a String in between (several per call).
     private static byte[] text(long n) {
-        return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+        if (n == Long.MIN_VALUE) {
+            return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+        }
+        long v = Math.abs(n);
+        int digits = 1;
+        for (long x = v; x >= 10; x /= 10) {
+            digits++;
+        }
+        int length = digits + (n < 0 ? 1 : 0);
+        byte[] out = new byte[length];
+        for (int i = length - 1; i >= length - digits; i--) {
+            out[i] = (byte) ('0' + v % 10);
+            v /= 10;
+        }
+        if (n < 0) {
+            out[0] = '-';
+        }
+        return out;
     }
 
     private static StoreUnavailableException unreadable(LuaScript script, RuntimeException e) {

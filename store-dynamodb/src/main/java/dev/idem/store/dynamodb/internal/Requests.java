@@ -3,7 +3,9 @@ package dev.idem.store.dynamodb.internal;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.RecordState;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -32,6 +34,57 @@ public final class Requests {
     private static final String CLAIM_SET = "SET #st = :inProgress, #fp = :fp, #tok = :tok, #lease = :lease,"
             + " #exp = :exp, #ttl = :ttl, #att = #att + :one, #cat = if_not_exists(#cat, :now)";
 
+    // Every request's expressions are constants, so the placeholders each one uses are
+    // found once here, not by a regex per request.
+    private static final Shape CLAIM_BY_SAME_REQUEST = new Shape(
+            CLAIM_SET.replace("#att + :one", "if_not_exists(#att, :zero) + :one") + " REMOVE #out",
+            "attribute_not_exists(#id) OR (#fp = :fp AND " + FREED + ")");
+    private static final Shape CLAIM_RELEASED_BY_ANOTHER = new Shape(CLAIM_SET + " REMOVE #out, #jnl",
+            "#st = :released AND #exp > :now");
+    private static final Shape CLAIM_EXPIRED = new Shape("", "attribute_not_exists(#id) OR #exp <= :now");
+    private static final Shape COMPLETE = new Shape(
+            "SET #st = :completed, #out = :out, #exp = :exp, #ttl = :ttl REMOVE #lease, #jnl", IN_PROGRESS_WITH_TOKEN);
+    private static final Shape RELEASE = new Shape("SET #st = :released REMOVE #lease",
+            "#tok = :tok AND (#st = :inProgress OR #st = :released) AND #exp > :now");
+    private static final Shape CHECKPOINT = new Shape("SET #jnl = :jnl", IN_PROGRESS_WITH_TOKEN);
+    private static final Shape EXTEND = new Shape("SET #lease = :lease", IN_PROGRESS_WITH_TOKEN + " AND #exp >= :lease");
+    private static final Shape EXTEND_PAST_EXPIRY = new Shape("SET #lease = :lease, #exp = :lease, #ttl = :ttl",
+            IN_PROGRESS_WITH_TOKEN + " AND #exp < :lease");
+
+    /** An update and a condition expression with the names and value placeholders they use. */
+    private static final class Shape {
+        final String update;
+        final String condition;
+        final Map<String, String> names;
+        final String[] values;
+
+        Shape(String update, String condition) {
+            this.update = update;
+            this.condition = condition;
+            Map<String, String> n = new HashMap<>();
+            Set<String> v = new LinkedHashSet<>();
+            Matcher m = PLACEHOLDER.matcher(update + " " + condition);
+            while (m.find()) {
+                String p = m.group();
+                if (p.startsWith("#")) {
+                    n.put(p, NAMES.get(p));
+                } else {
+                    v.add(p);
+                }
+            }
+            this.names = Map.copyOf(n);
+            this.values = v.toArray(new String[0]);
+        }
+
+        Map<String, AttributeValue> values(Map<String, AttributeValue> all) {
+            Map<String, AttributeValue> used = new HashMap<>(values.length * 2);
+            for (String p : values) {
+                used.put(p, all.get(p));
+            }
+            return used;
+        }
+    }
+
     private final String table;
     private final ItemCodec codec;
 
@@ -56,8 +109,7 @@ public final class Requests {
      * @return the request
      */
     public UpdateItemRequest claimBySameRequest(IdempotencyKey key, Map<String, AttributeValue> v) {
-        return update(key, CLAIM_SET.replace("#att + :one", "if_not_exists(#att, :zero) + :one") + " REMOVE #out",
-                "attribute_not_exists(#id) OR (#fp = :fp AND " + FREED + ")", v, ReturnValue.ALL_OLD);
+        return update(key, CLAIM_BY_SAME_REQUEST, v, ReturnValue.ALL_OLD);
     }
 
     /**
@@ -69,8 +121,7 @@ public final class Requests {
      * @return the request
      */
     public UpdateItemRequest claimReleasedByAnother(IdempotencyKey key, Map<String, AttributeValue> v) {
-        return update(key, CLAIM_SET + " REMOVE #out, #jnl", "#st = :released AND #exp > :now", v,
-                ReturnValue.ALL_OLD);
+        return update(key, CLAIM_RELEASED_BY_ANOTHER, v, ReturnValue.ALL_OLD);
     }
 
     /**
@@ -90,9 +141,8 @@ public final class Requests {
         item.put(ItemCodec.EXPIRES, v.get(":exp"));
         item.put(ItemCodec.TTL, v.get(":ttl"));
         item.put(ItemCodec.CREATED, v.get(":now"));
-        String condition = "attribute_not_exists(#id) OR #exp <= :now";
-        return PutItemRequest.builder().tableName(table).item(item).conditionExpression(condition)
-                .expressionAttributeNames(names(condition)).expressionAttributeValues(values(v, condition))
+        return PutItemRequest.builder().tableName(table).item(item).conditionExpression(CLAIM_EXPIRED.condition)
+                .expressionAttributeNames(CLAIM_EXPIRED.names).expressionAttributeValues(CLAIM_EXPIRED.values(v))
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD).build();
     }
 
@@ -139,8 +189,7 @@ public final class Requests {
         v.put(":out", ItemCodec.bytes(outcome));
         v.put(":exp", ItemCodec.num(expires));
         v.put(":ttl", ItemCodec.num(ItemCodec.ttlSeconds(expires)));
-        return update(key, "SET #st = :completed, #out = :out, #exp = :exp, #ttl = :ttl REMOVE #lease, #jnl",
-                IN_PROGRESS_WITH_TOKEN, v, ReturnValue.NONE);
+        return update(key, COMPLETE, v, ReturnValue.NONE);
     }
 
     /**
@@ -154,8 +203,7 @@ public final class Requests {
     public UpdateItemRequest release(IdempotencyKey key, long token, long now) {
         Map<String, AttributeValue> v = fenceValues(token, now);
         v.put(":released", ItemCodec.state(RecordState.RELEASED));
-        return update(key, "SET #st = :released REMOVE #lease",
-                "#tok = :tok AND (#st = :inProgress OR #st = :released) AND #exp > :now", v, ReturnValue.NONE);
+        return update(key, RELEASE, v, ReturnValue.NONE);
     }
 
     /**
@@ -170,7 +218,7 @@ public final class Requests {
     public UpdateItemRequest checkpoint(IdempotencyKey key, long token, byte[] journal, long now) {
         Map<String, AttributeValue> v = fenceValues(token, now);
         v.put(":jnl", ItemCodec.bytes(journal));
-        return update(key, "SET #jnl = :jnl", IN_PROGRESS_WITH_TOKEN, v, ReturnValue.NONE);
+        return update(key, CHECKPOINT, v, ReturnValue.NONE);
     }
 
     /**
@@ -185,8 +233,7 @@ public final class Requests {
     public UpdateItemRequest extend(IdempotencyKey key, long token, long now, long leaseUntil) {
         Map<String, AttributeValue> v = fenceValues(token, now);
         v.put(":lease", ItemCodec.num(leaseUntil));
-        return update(key, "SET #lease = :lease", IN_PROGRESS_WITH_TOKEN + " AND #exp >= :lease", v,
-                ReturnValue.NONE);
+        return update(key, EXTEND, v, ReturnValue.NONE);
     }
 
     /**
@@ -202,8 +249,7 @@ public final class Requests {
         Map<String, AttributeValue> v = fenceValues(token, now);
         v.put(":lease", ItemCodec.num(leaseUntil));
         v.put(":ttl", ItemCodec.num(ItemCodec.ttlSeconds(leaseUntil)));
-        return update(key, "SET #lease = :lease, #exp = :lease, #ttl = :ttl",
-                IN_PROGRESS_WITH_TOKEN + " AND #exp < :lease", v, ReturnValue.NONE);
+        return update(key, EXTEND_PAST_EXPIRY, v, ReturnValue.NONE);
     }
 
     /**
@@ -224,37 +270,13 @@ public final class Requests {
         return v;
     }
 
-    private UpdateItemRequest update(IdempotencyKey key, String update, String condition,
-            Map<String, AttributeValue> v, ReturnValue returnValue) {
+    private UpdateItemRequest update(IdempotencyKey key, Shape shape, Map<String, AttributeValue> v,
+            ReturnValue returnValue) {
         return UpdateItemRequest.builder().tableName(table).key(codec.primaryKey(key))
-                .updateExpression(update).conditionExpression(condition)
-                .expressionAttributeNames(names(update + " " + condition))
-                .expressionAttributeValues(values(v, update + " " + condition))
+                .updateExpression(shape.update).conditionExpression(shape.condition)
+                .expressionAttributeNames(shape.names)
+                .expressionAttributeValues(shape.values(v))
                 .returnValues(returnValue)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD).build();
-    }
-
-    private static Map<String, String> names(String expressions) {
-        Map<String, String> used = new HashMap<>();
-        Matcher m = PLACEHOLDER.matcher(expressions);
-        while (m.find()) {
-            String p = m.group();
-            if (p.startsWith("#")) {
-                used.put(p, NAMES.get(p));
-            }
-        }
-        return used;
-    }
-
-    private static Map<String, AttributeValue> values(Map<String, AttributeValue> all, String expressions) {
-        Map<String, AttributeValue> used = new HashMap<>();
-        Matcher m = PLACEHOLDER.matcher(expressions);
-        while (m.find()) {
-            String p = m.group();
-            if (p.startsWith(":")) {
-                used.put(p, all.get(p));
-            }
-        }
-        return used;
     }
 }

@@ -27,6 +27,7 @@ public abstract class DialectOperations {
     protected final Sql sql;
     private final JdbcDialect dialect;
     private final int queryTimeoutSeconds;
+    private final NetworkTimeout networkTimeout;
     private final Clock clock;
 
     /**
@@ -43,6 +44,8 @@ public abstract class DialectOperations {
         this.dialect = dialect;
         this.sql = new Sql(dialect, table);
         this.queryTimeoutSeconds = queryTimeoutSeconds;
+        this.networkTimeout = dialect == JdbcDialect.POSTGRESQL && queryTimeoutSeconds > 0
+                ? new NetworkTimeout(queryTimeoutSeconds) : null;
         this.clock = clock;
     }
 
@@ -197,13 +200,18 @@ public abstract class DialectOperations {
     }
 
     /**
-     * Applies the query timeout.
+     * Applies the query timeout: on PostgreSQL as the connection's network timeout during
+     * the statement (see {@link NetworkTimeout}), elsewhere as the JDBC query timeout
+     * (MariaDB Connector/J sends it with the statement as {@code max_statement_time}).
      *
      * @param <S> the statement type
      * @param statement the statement
      * @return the statement
      */
     protected <S extends SqlStatement<S>> S timed(S statement) {
+        if (networkTimeout != null) {
+            return statement.addCustomizer(networkTimeout);
+        }
         return queryTimeoutSeconds > 0 ? statement.setQueryTimeout(queryTimeoutSeconds) : statement;
     }
 

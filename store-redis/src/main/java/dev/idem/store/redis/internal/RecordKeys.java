@@ -21,15 +21,43 @@ import java.util.HexFormat;
 public final class RecordKeys {
     private static final int TAG_BYTES = 8;
 
+    private static final int CACHE_SLOTS = 1024;
+    private static final MessageDigest PROTOTYPE = newSha256();
+
     private final byte[] prefix;
+    // The keys of recent calls (a first execution asks twice, a replayed key again and
+    // again), direct-mapped by hash: a hit saves the identity encoding and its SHA-256. Slots
+    // are replaced whole and entries are immutable, so racing threads at worst recompute.
+    private final Cached[] cache = new Cached[CACHE_SLOTS];
+
+    private static final class Cached {
+        final IdempotencyKey key;
+        final byte[] redisKey;
+
+        Cached(IdempotencyKey key, byte[] redisKey) {
+            this.key = key;
+            this.redisKey = redisKey;
+        }
+    }
 
     /** Creates the mapping; {@code prefix} is assumed validated (no braces). */
     public RecordKeys(String prefix) {
         this.prefix = prefix.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The record's Redis key. */
+    /** The record's Redis key; callers must not modify it (it may be shared with other calls). */
     public byte[] of(IdempotencyKey key) {
+        int slot = key.hashCode() & (CACHE_SLOTS - 1);
+        Cached hit = cache[slot];
+        if (hit != null && hit.key.equals(key)) {
+            return hit.redisKey;
+        }
+        byte[] redisKey = compute(key);
+        cache[slot] = new Cached(key, redisKey);
+        return redisKey;
+    }
+
+    private byte[] compute(IdempotencyKey key) {
         byte[] identity = identity(key);
         String tag = HexFormat.of().formatHex(sha256(identity), 0, TAG_BYTES);
         ByteArrayOutputStream out = new ByteArrayOutputStream(prefix.length + TAG_BYTES * 2 + 2 + identity.length);
@@ -58,9 +86,18 @@ public final class RecordKeys {
         out.writeBytes(part);
     }
 
+    // A clone of a prototype: a provider lookup per call costs more than the hash.
     private static byte[] sha256(byte[] bytes) {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(bytes);
+            return ((MessageDigest) PROTOTYPE.clone()).digest(bytes);
+        } catch (CloneNotSupportedException e) {
+            return newSha256().digest(bytes);
+        }
+    }
+
+    private static MessageDigest newSha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required on every Java platform", e);
         }

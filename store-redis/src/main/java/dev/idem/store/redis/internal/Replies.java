@@ -40,12 +40,21 @@ public final class Replies {
         return list;
     }
 
-    /** The claim script's reply: how it ended, the server time, and the record after it. */
-    public static ClaimResult claim(IdempotencyKey key, Object reply) {
+    /**
+     * The claim script's reply: how it ended, the server time, and the record after it, in
+     * which a nil fingerprint or token stands for the caller's own.
+     *
+     * @param key the key
+     * @param reply the script's reply
+     * @param fingerprint the caller's fingerprint
+     * @param token the caller's token
+     * @return the claim's result
+     */
+    public static ClaimResult claim(IdempotencyKey key, Object reply, byte[] fingerprint, long token) {
         List<?> list = list(reply, 11, 11, "claim reply");
         char how = letter(list.get(0), "claim status");
         Instant now = Instant.ofEpochMilli(integer(list.get(1), "server time"));
-        StoredRecord record = record(key, list, 2);
+        StoredRecord record = record(key, list, 2, fingerprint, token);
         switch (how) {
             case 'A':
                 return ClaimResult.acquired(record, now);
@@ -64,12 +73,13 @@ public final class Replies {
             return (Long) value;
         }
         if (value instanceof byte[]) {
-            String text = new String((byte[]) value, StandardCharsets.US_ASCII);
-            try {
-                return Long.parseLong(text);
-            } catch (NumberFormatException e) {
-                throw new MalformedReplyException(what + ": expected an integer but got '" + abbreviate(text) + "'");
+            byte[] b = (byte[]) value;
+            long parsed = parseDecimal(b);
+            if (parsed != Long.MIN_VALUE || isLongMin(b)) {
+                return parsed;
             }
+            String text = new String(b, StandardCharsets.US_ASCII);
+            throw new MalformedReplyException(what + ": expected an integer but got '" + abbreviate(text) + "'");
         }
         throw new MalformedReplyException(what + ": expected an integer but got " + describe(value));
     }
@@ -110,6 +120,22 @@ public final class Replies {
      * @return the record
      */
     public static StoredRecord record(IdempotencyKey key, List<?> reply, int offset) {
+        return record(key, reply, offset, null, null);
+    }
+
+    /**
+     * Reads a record like {@link #record(IdempotencyKey, List, int)}, where a nil fingerprint
+     * or token stands for the caller's own (the claim script leaves out what the caller sent).
+     *
+     * @param key the record's key
+     * @param reply the script's reply
+     * @param offset where the record starts in it
+     * @param ownFingerprint the fingerprint a nil one stands for, or null if nil is malformed
+     * @param ownToken the token a nil one stands for, or null if nil is malformed
+     * @return the record
+     */
+    public static StoredRecord record(IdempotencyKey key, List<?> reply, int offset, byte[] ownFingerprint,
+            Long ownToken) {
         char code = letter(reply.get(offset), "record state");
         RecordState state;
         try {
@@ -117,8 +143,10 @@ public final class Replies {
         } catch (IllegalArgumentException e) {
             throw new MalformedReplyException("record state: " + e.getMessage());
         }
-        byte[] fingerprint = bytes(reply.get(offset + 1), "record fingerprint");
-        long token = integer(reply.get(offset + 2), "record token");
+        Object fp = reply.get(offset + 1);
+        byte[] fingerprint = fp == null && ownFingerprint != null ? ownFingerprint : bytes(fp, "record fingerprint");
+        Object t = reply.get(offset + 2);
+        long token = t == null && ownToken != null ? ownToken : integer(t, "record token");
         long attempt = integer(reply.get(offset + 3), "record attempt");
         if (attempt < 1 || attempt > Integer.MAX_VALUE) {
             throw new MalformedReplyException("record attempt: out of range: " + attempt);
@@ -136,6 +164,40 @@ public final class Replies {
         byte[] journal = state == RecordState.COMPLETED || j == null ? null : bytes(j, "record journal");
         return new StoredRecord(key, state, fingerprint, token, (int) attempt, created, lease, expires, outcome,
                 journal);
+    }
+
+    // A decimal long without making a String; Long.MIN_VALUE stands for "not a number" (the
+    // one value that really is Long.MIN_VALUE is told apart by isLongMin).
+    private static long parseDecimal(byte[] b) {
+        int n = b.length;
+        if (n == 0 || n > 20) {
+            return Long.MIN_VALUE;
+        }
+        boolean negative = b[0] == '-';
+        int i = negative ? 1 : 0;
+        if (i == n) {
+            return Long.MIN_VALUE;
+        }
+        long v = 0;
+        for (; i < n; i++) {
+            int d = b[i] - '0';
+            if (d < 0 || d > 9) {
+                return Long.MIN_VALUE;
+            }
+            // Accumulate negatively: the negative range is one larger.
+            if (v < (Long.MIN_VALUE + d) / 10) {
+                return Long.MIN_VALUE;
+            }
+            v = v * 10 - d;
+        }
+        if (!negative) {
+            return v == Long.MIN_VALUE ? Long.MIN_VALUE : -v;
+        }
+        return v;
+    }
+
+    private static boolean isLongMin(byte[] b) {
+        return "-9223372036854775808".equals(new String(b, StandardCharsets.US_ASCII));
     }
 
     private static String describe(Object value) {

@@ -1,6 +1,7 @@
 -- claim: KEYS[1] = record; ARGV = fingerprint, token (decimal text), lease ms, ttl ms, clock ms or ''.
 -- Reply: {how, now, state, fingerprint, token, attempt, leaseUntil, expiresAt, outcome, createdAt, journal}
--- with how = A (acquired), T (taken over) or E (existing, record unchanged).
+-- with how = A (acquired), T (taken over) or E (existing, record unchanged). The fingerprint
+-- and the token are nil where they are the caller's own (ARGV), which the caller already holds.
 local key = KEYS[1]
 local fp, token = ARGV[1], ARGV[2]
 local lease, ttl = tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -27,7 +28,7 @@ local function write(attempt, how, created_at, journal)
   end
   -- Same script as the write: the record never exists without its expiry.
   expire_at(key, expires, now)
-  return {how, now, 'I', fp, token, attempt, lease_until, expires, false, created_at, journal or false}
+  return {how, now, 'I', false, false, attempt, lease_until, expires, false, created_at, journal or false}
 end
 
 if not live then
@@ -41,10 +42,14 @@ if s == 'I' and r[2] == fp then
   if r[3] == token then
     -- Our own claim again: a client retry after a lost reply. Tokens are unique per
     -- claim, so report the original win instead of blocking the caller as a duplicate.
-    return {r[8] or 'A', now, s, r[2], r[3], r[4], r[5], r[6], false, created, r[10]}
+    return {r[8] or 'A', now, s, false, false, r[4], r[5], r[6], false, created, r[10]}
   end
   if tonumber(r[5]) <= now then
     return write(tonumber(r[4]) + 1, 'T', created, r[10])
   end
 end
-return {'E', now, s, r[2], r[3], r[4], r[5], r[6], r[7], created, r[10]}
+local stored_fp = r[2]
+if stored_fp == fp then
+  stored_fp = false
+end
+return {'E', now, s, stored_fp, r[3], r[4], r[5], r[6], r[7], created, r[10]}

@@ -1,0 +1,102 @@
+package dev.idem.benchmarks;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.Result;
+import dev.idem.engine.Work;
+import dev.idem.store.memory.MemoryIdempotencyStore;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Throughput on distinct keys as threads are added (run with JMH {@code -t 1}, {@code 2},
+ * {@code 4}, {@code 8}): the memory store alone (a claim and a completion through the store
+ * SPI) and the engine on the memory store (a first execution, and a replay of each thread's
+ * own completed key). Every thread makes its own keys, so nothing in the benchmark itself is
+ * shared between threads; what does not scale is idem's. Records live two seconds, so the
+ * store's own expiry sweep keeps the map small during long runs.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class ScalingBenchmark {
+    private static final Duration LEASE = Duration.ofSeconds(1);
+    private static final Duration TTL = Duration.ofSeconds(2);
+    private static final byte[] FINGERPRINT = new byte[32];
+    private static final byte[] OUTCOME = "S{\"id\":\"ch_1\",\"amountCents\":4250,\"status\":\"succeeded\"}"
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final Work<Receipt> WORK = ctx -> Receipt.OK;
+
+    private MemoryIdempotencyStore store;
+    private IdempotencyEngine engine;
+    private final AtomicInteger threads = new AtomicInteger();
+
+    /** Two memory stores: one used alone, one under the engine. */
+    @Setup
+    public void setUp() {
+        store = MemoryIdempotencyStore.create();
+        engine = IdempotencyEngine.builder().store(MemoryIdempotencyStore.create()).lease(LEASE).ttl(TTL).build();
+    }
+
+    /** A thread's own key sequence and its own completed key. */
+    @State(Scope.Thread)
+    public static class Keys {
+        String prefix;
+        long next;
+        long token;
+        IdempotencyKey replayKey;
+
+        /** Names this thread's keys and completes its replay key. */
+        @Setup
+        public void setUp(ScalingBenchmark shared) {
+            prefix = "t" + shared.threads.incrementAndGet() + "-";
+            token = (long) shared.threads.get() << 40;
+            replayKey = IdempotencyKey.of("scaling", StoreBenchmark.OPERATION, prefix + "replay");
+        }
+
+        IdempotencyKey fresh() {
+            return IdempotencyKey.of("scaling", StoreBenchmark.OPERATION, prefix + next++);
+        }
+    }
+
+    /** The memory store alone: claim a new key, complete it. */
+    @Benchmark
+    public boolean storeFirst(Keys keys) {
+        IdempotencyKey key = keys.fresh();
+        long token = ++keys.token;
+        if (!store.claim(key, FINGERPRINT, token, LEASE, TTL).claimed()) {
+            throw new IllegalStateException("fresh key " + key + " was taken");
+        }
+        return store.complete(key, token, OUTCOME, TTL);
+    }
+
+    /** The engine on the memory store: a first execution of a new key. */
+    @Benchmark
+    public Result<Receipt> engineFirst(Keys keys) {
+        return engine.execute(keys.fresh(), Documents.PAYMENT, Receipt.class, WORK);
+    }
+
+    /**
+     * The engine on the memory store: a replay of the thread's own key (re-run when its
+     * two-second record has expired, which the measurement includes at a rate of one call
+     * in every few hundred thousand).
+     */
+    @Benchmark
+    public Result<Receipt> engineReplay(Keys keys) {
+        return engine.execute(keys.replayKey, Documents.PAYMENT, Receipt.class, WORK);
+    }
+}
