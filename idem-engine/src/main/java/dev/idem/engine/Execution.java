@@ -2,7 +2,6 @@ package dev.idem.engine;
 
 import com.fasterxml.jackson.databind.JavaType;
 import dev.idem.api.FinalFailureException;
-import dev.idem.api.IdempotencyException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.KeyReusedException;
 import dev.idem.api.LeaseLostException;
@@ -22,12 +21,20 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
 
-/** One call of the engine: the state machine from fingerprint to result. */
+/**
+ * One call of the engine: the state machine from fingerprint to result.
+ *
+ * <p>{@link #run} claims (polling with backoff while a live lease holds the key, if the
+ * policy waits), replays, or runs the work; {@link #finish} then decides, from what the
+ * work returned or threw and from the engine's own record of its steps
+ * ({@link StepContext}), how the key ends. Store writes after the work are in
+ * {@link Recorder}. Every duration is measured on the engine's {@link dev.idem.api.time.Ticker};
+ * no wall clock is read.
+ */
 final class Execution<T> {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
     private static final Duration FIRST_POLL = Duration.ofMillis(10);
     private static final Duration MAX_POLL = Duration.ofMillis(500);
-    private static final int MAX_REASON = 300;
 
     /** The work, plain or completing itself. */
     interface Runner<T> {
@@ -75,6 +82,7 @@ final class Execution<T> {
     private final Duration ttl;
     private final InProgressPolicy policy;
     private final long started;
+    private final Recorder recorder;
 
     Execution(IdempotencyEngine engine, IdempotencyKey key, JavaType type, CallOptions options,
             Runner<? extends T> runner) {
@@ -95,13 +103,14 @@ final class Execution<T> {
             throw new IllegalArgumentException(
                     "inProgress wait (" + policy.maxWait() + ") must not exceed ttl (" + ttl + ")");
         }
+        this.recorder = new Recorder(engine, key, ttl, this::emit);
     }
 
     Result<T> run(Object request) {
         byte[] fingerprint = engine.fingerprinter.fingerprint(key.operation(), request, options.excludedSet());
         NearCache cache = engine.nearCache;
         if (cache != null) {
-            NearCache.Entry hit = cache.get(key, engine.clock.millis());
+            NearCache.Entry hit = cache.get(key);
             if (hit != null) {
                 if (!Arrays.equals(hit.fingerprint(), fingerprint)) {
                     emit(Type.KEY_REUSED, hit.attempt());
@@ -110,17 +119,20 @@ final class Execution<T> {
                 return replay(hit.outcome(), hit.attempt(), null);
             }
         }
-        long waitDeadline = engine.clock.millis() + policy.maxWait().toMillis();
+        // Ticker readings have an arbitrary origin: only differences are compared.
+        long waitStart = engine.ticker.read();
+        long maxWait = policy.maxWait().toNanos();
         boolean conflictReported = false;
         for (int poll = 0; ; poll++) {
             long token = engine.nextToken();
+            long beforeClaim = engine.ticker.read();
             ClaimResult claim = engine.store.claim(key, fingerprint, token, lease, ttl);
             StoredRecord record = claim.record();
             if (claim.claimed()) {
                 if (claim.status() == ClaimResult.Status.TAKEN_OVER) {
                     emit(Type.LEASE_TAKEN_OVER, record.attempt());
                 }
-                return execute(record, fingerprint);
+                return execute(claim, beforeClaim, fingerprint);
             }
             if (!record.hasFingerprint(fingerprint)) {
                 emit(Type.KEY_REUSED, record.attempt());
@@ -128,10 +140,12 @@ final class Execution<T> {
             }
             switch (record.state()) {
                 case COMPLETED:
+                    // Both instants are on the store's clock, so the age and the time left are right
+                    // whatever the engine's clock says.
                     if (cache != null) {
-                        cache.put(key, fingerprint, record.outcome(), cacheExpiry(record, claim), record.attempt());
+                        cache.put(key, fingerprint, record.outcome(),
+                                timeLeft(claim.storeTime(), record.expiresAt()), record.attempt());
                     }
-                    // Both instants are on the store's clock, so the age is right whatever the engine's clock says.
                     return replay(record.outcome(), record.attempt(),
                             nonNegative(Duration.between(record.createdAt(), claim.storeTime())));
                 case IN_PROGRESS:
@@ -141,7 +155,7 @@ final class Execution<T> {
                         emit(Type.IN_PROGRESS_CONFLICT, record.attempt());
                     }
                     Duration leaseLeft = nonNegative(Duration.between(claim.storeTime(), record.leaseExpiresAt()));
-                    long waitLeft = waitDeadline - engine.clock.millis();
+                    long waitLeft = maxWait - (engine.ticker.read() - waitStart);
                     if (!policy.waits() || waitLeft <= 0) {
                         throw new RequestInProgressException(key, min(engine.retryAfterHint, leaseLeft));
                     }
@@ -155,12 +169,13 @@ final class Execution<T> {
         }
     }
 
-    private void pause(int poll, Duration leaseLeft, long waitLeftMillis) {
+    private void pause(int poll, Duration leaseLeft, long waitLeftNanos) {
         long ceiling = Math.min(MAX_POLL.toMillis(), FIRST_POLL.toMillis() << Math.min(poll, 16));
         // Equal jitter: never zero (no busy loop), still spreads a herd of waiters.
         long delay = ceiling / 2 + (long) (engine.random.nextDouble() * (ceiling / 2 + 1));
         // Wake just after the lease lapses if that comes first, so a crashed holder is taken over promptly.
         delay = Math.min(delay, leaseLeft.toMillis() + 1);
+        long waitLeftMillis = (waitLeftNanos + 999_999) / 1_000_000;
         delay = Math.max(1, Math.min(delay, waitLeftMillis));
         try {
             engine.sleeper.sleep(Duration.ofMillis(delay));
@@ -195,10 +210,13 @@ final class Execution<T> {
         return (T) engine.codec.decodeSuccess(outcome, type);
     }
 
-    private Result<T> execute(StoredRecord mine, byte[] fingerprint) {
-        long token = mine.fencingToken();
-        int attempt = mine.attempt();
-        Context ctx = new Context(mine);
+    /** Runs the work under the claim won at {@code beforeClaim} (a ticker reading taken before the claim call). */
+    private Result<T> execute(ClaimResult claim, long beforeClaim, byte[] fingerprint) {
+        StoredRecord mine = claim.record();
+        // The lease as time left on the ticker: counted from before the claim was sent, it can
+        // only end early, never late, whatever the store's clock says about the engine's.
+        long leaseEnd = beforeClaim + timeLeft(claim.storeTime(), mine.leaseExpiresAt());
+        Context ctx = new Context(mine, leaseEnd);
         // Only work that completes itself needs the encoder; plain work allocates nothing here.
         byte[][] encoded = runner.completesItself() ? new byte[1][] : null;
         AtomicWork.Completion completion = encoded == null ? null : new AtomicWork.Completion() {
@@ -213,59 +231,75 @@ final class Execution<T> {
                 return ttl;
             }
         };
-        T value;
+        T value = null;
+        Throwable failure = null;
         try {
             value = runner.run(ctx, completion);
-        } catch (LeaseLostException e) {
-            if (!e.key().equals(key) || e.fencingToken() != token) {
-                // A nested call for another key (or another claim) lost its lease: a failure of this work.
-                throw failed(e, token, attempt, fingerprint);
+        } catch (Exception | Error e) {
+            failure = e;
+        } finally {
+            ctx.close();
+        }
+        return finish(ctx, value, failure, fingerprint);
+    }
+
+    /**
+     * Decides how the key ends once the work has returned {@code value} or thrown {@code failure}:
+     * the one place that reads the execution's state, so any driver of the work (this blocking
+     * one, or one that completes a future) ends the key alike.
+     */
+    private Result<T> finish(StepContext ctx, T value, Throwable failure, byte[] fingerprint) {
+        long token = ctx.fencingToken();
+        int attempt = ctx.attempt();
+        StepNotJournaledException settled = ctx.settled();
+        if (settled != null) {
+            // A step ran but cannot be journaled: the engine's own record decides, not whatever the
+            // work made of the step's exception (swallowed, translated, or a value returned anyway).
+            if (failure != null && failure != settled) {
+                settled.addSuppressed(failure);
             }
+            RuntimeException answer = recorder.storeFinalFailure(settled, settled, token, attempt, fingerprint);
+            if (failure instanceof Error) {
+                failure.addSuppressed(answer);
+                throw (Error) failure;
+            }
+            throw answer;
+        }
+        if (failure == null) {
+            failure = ctx.unreplayedSteps();
+        }
+        if (failure == null) {
+            return runner.completesItself() ? completedItself(value, token, attempt, fingerprint)
+                    : complete(value, token, attempt, fingerprint);
+        }
+        if (failure instanceof LeaseLostException && ownLease((LeaseLostException) failure, token)) {
             emit(Type.LEASE_LOST, attempt);
-            throw e;
-        } catch (Error e) {
-            releaseAfter(e, token, attempt);
-            throw e;
-        } catch (Exception e) {
-            throw failed(e, token, attempt, fingerprint);
+            throw (LeaseLostException) failure;
         }
-        if (runner.completesItself()) {
-            return completedItself(value, token, attempt, fingerprint);
+        if (failure instanceof Error) {
+            giveBack(ctx, failure);
+            throw (Error) failure;
         }
+        Exception e = (Exception) failure;
+        RuntimeException answer = failed(ctx, e, fingerprint);
+        if (e instanceof InterruptedException) {
+            // Set only now: an interrupted thread would have failed the store calls above.
+            Thread.currentThread().interrupt();
+        }
+        throw answer;
+    }
+
+    private boolean ownLease(LeaseLostException e, long token) {
+        // A nested call for another key (or another claim) that lost its lease is a failure of this work.
+        return e.key().equals(key) && e.fencingToken() == token;
+    }
+
+    private Result<T> complete(T value, long token, int attempt, byte[] fingerprint) {
         // From here on the work has run: the key is never freed, whatever happens to its outcome.
-        byte[] outcome;
-        try {
-            outcome = engine.codec.encodeSuccess(value);
-        } catch (IdempotencyException e) {
-            throw unstorable(token, attempt, fingerprint, "the result cannot be written as JSON: "
-                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
-        }
-        if (outcome.length > engine.maxOutcomeBytes) {
-            throw unstorable(token, attempt, fingerprint, "it is " + outcome.length
-                    + " bytes, over the store's limit of " + engine.maxOutcomeBytes, null);
-        }
-        boolean completed;
-        try {
-            completed = completeWithRetries(token, outcome);
-        } catch (StoreUnavailableException e) {
-            if (!e.retryable()) {
-                throw unstorable(token, attempt, fingerprint, "the store refused it: " + e.getMessage(), e);
-            }
-            // The claim is kept, so the lease holds duplicates off while the store recovers.
-            LOG.log(Level.WARNING, "the outcome of {0} is returned but not stored ({1}); retries may run the "
-                    + "work again once the lease lapses", key, e.getMessage());
-            emit(Type.OUTCOME_NOT_STORED, attempt);
+        byte[] outcome = recorder.encodeSuccess(value, token, attempt, fingerprint);
+        if (!recorder.completeSuccess(outcome, token, attempt, fingerprint)) {
             return new Result<>(plain(value, outcome), false, false, attempt);
-        } catch (IllegalArgumentException e) {
-            // The store's own size check disagreed with its declared limit.
-            throw unstorable(token, attempt, fingerprint, "the store refused it: " + e.getMessage(), e);
         }
-        if (!completed) {
-            emit(Type.LEASE_LOST, attempt);
-            throw new LeaseLostException(key, token);
-        }
-        emit(Type.FIRST_EXECUTION, attempt);
-        cacheCompleted(fingerprint, outcome, attempt);
         return new Result<>(plain(value, outcome), false, true, attempt);
     }
 
@@ -289,135 +323,61 @@ final class Execution<T> {
         }
         if (now != null && now.fencingToken() == token && now.state() == RecordState.COMPLETED) {
             emit(Type.FIRST_EXECUTION, attempt);
-            cacheCompleted(fingerprint, now.outcome(), attempt);
+            recorder.cache(fingerprint, now.outcome(), attempt);
             return new Result<>(plain(value, now.outcome()), false, true, attempt);
         }
         if (now != null && now.fencingToken() == token && now.state() == RecordState.IN_PROGRESS) {
             IllegalStateException bug = new IllegalStateException("AtomicWork for " + key
                     + " returned without completing the record; it must complete it in its transaction or throw");
-            throw unstorable(token, attempt, fingerprint,
+            throw recorder.unstorable(token, attempt, fingerprint,
                     "the atomic work returned without completing the record (a programming error)", bug);
         }
         emit(Type.LEASE_LOST, attempt);
         throw new LeaseLostException(key, token);
     }
 
-    /**
-     * The work ran but its outcome cannot be stored: store a final marker in its place, so
-     * the key is not freed and every caller gets the same {@link OutcomeNotStoredException}.
-     * If even the marker cannot be stored the claim is kept until its lease lapses.
-     */
-    private RuntimeException unstorable(long token, int attempt, byte[] fingerprint, String reason,
-            Throwable cause) {
-        String kept = reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) + "..." : reason;
-        byte[] marker = engine.codec.encodeNotStored(kept);
-        if (marker.length > engine.maxOutcomeBytes) {
-            kept = "";
-            marker = engine.codec.encodeNotStored(kept);
-        }
-        OutcomeNotStoredException answer = new OutcomeNotStoredException(key, kept, false, cause);
-        emit(Type.OUTCOME_NOT_STORED, attempt);
-        try {
-            if (marker.length <= engine.maxOutcomeBytes && completeWithRetries(token, marker)) {
-                cacheCompleted(fingerprint, marker, attempt);
-                LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored ({1}); "
-                        + "a marker was stored instead, so retries get the same error", key, reason);
-                return answer;
-            }
-            if (marker.length > engine.maxOutcomeBytes) {
-                LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker fits the store;"
-                        + " retries may run the work again once the lease lapses", key);
-                return answer;
-            }
-            emit(Type.LEASE_LOST, attempt);
-            LeaseLostException lost = new LeaseLostException(key, token);
-            lost.addSuppressed(answer);
-            return lost;
-        } catch (StoreUnavailableException | IllegalArgumentException storeFailure) {
-            answer.addSuppressed(storeFailure);
-            LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker could be stored;"
-                    + " retries may run the work again once the lease lapses", key);
-            return answer;
-        }
-    }
-
-    private RuntimeException failed(Exception e, long token, int attempt, byte[] fingerprint) {
+    /** The work failed with {@code e}: store it as final, or give the key back for a retry. */
+    private RuntimeException failed(StepContext ctx, Exception e, byte[] fingerprint) {
         FailureDecision decision;
         try {
-            FailureDecision settled = StepContext.settledFailure(e);
-            decision = settled != null ? settled : engine.classifier.classify(e);
+            decision = engine.classifier.classify(e);
         } catch (RuntimeException classifierFailure) {
             LOG.log(Level.WARNING, "failure classifier threw; treating the failure as transient", classifierFailure);
             decision = FailureDecision.transientFailure();
         }
         if (decision == null || !decision.isFinal()) {
-            if (releaseAfter(e, token, attempt)) {
-                emit(Type.RELEASED_ON_TRANSIENT_FAILURE, attempt);
-            }
-            return rethrowable(e);
+            giveBack(ctx, e);
+            return e instanceof RuntimeException ? (RuntimeException) e : new WorkFailedException(e);
         }
         // The first caller gets what every retry will get: the stored code and message, 422.
         FinalFailureException answer = new FinalFailureException(key, decision.code(), decision.message(), e);
-        byte[] outcome = engine.codec.encodeFailure(decision.code(), decision.message());
-        try {
-            if (completeWithRetries(token, outcome)) {
-                emit(Type.FINAL_FAILURE_STORED, attempt);
-                cacheCompleted(fingerprint, outcome, attempt);
-                return answer;
+        return recorder.storeFinalFailure(answer, e, ctx.fencingToken(), ctx.attempt(), fingerprint);
+    }
+
+    /**
+     * Gives the key back after a transient failure, so a retry runs again, unless a step's
+     * effect may have happened without its journal write being known to land: then the claim
+     * is kept until its lease lapses (a late write must not be outrun by a retry), as after a
+     * completion the store failed. A key whose journal may hold steps is handed back rather
+     * than released, so its fingerprint stays bound (see {@link Recorder#handBack}).
+     */
+    private void giveBack(StepContext ctx, Throwable failure) {
+        int attempt = ctx.attempt();
+        RuntimeException unjournaled = ctx.unjournaled();
+        if (unjournaled != null) {
+            if (unjournaled != failure) {
+                failure.addSuppressed(unjournaled);
             }
-            emit(Type.LEASE_LOST, attempt);
-            LeaseLostException lost = new LeaseLostException(key, token);
-            lost.initCause(e);
-            return lost;
-        } catch (StoreUnavailableException | IllegalArgumentException storeFailure) {
-            answer.addSuppressed(storeFailure);
-            emit(Type.OUTCOME_NOT_STORED, attempt);
-            return answer;
+            LOG.log(Level.WARNING, "a step of {0} ran but its journal write failed ({1}); the claim is kept until"
+                    + " its lease lapses, then the step runs again with the same downstream key", key,
+                    unjournaled.getMessage());
+            return;
         }
-    }
-
-    private static RuntimeException rethrowable(Exception e) {
-        return e instanceof RuntimeException ? (RuntimeException) e : new WorkFailedException(e);
-    }
-
-    /** Releases the key after a failure; returns whether the release took effect. */
-    private boolean releaseAfter(Throwable failure, long token, int attempt) {
-        try {
-            if (engine.store.release(key, token)) {
-                return true;
-            }
-            emit(Type.LEASE_LOST, attempt);
-            failure.addSuppressed(new LeaseLostException(key, token));
-        } catch (RuntimeException releaseFailure) {
-            failure.addSuppressed(releaseFailure);
-        }
-        return false;
-    }
-
-    private boolean completeWithRetries(long token, byte[] outcome) {
-        StoreUnavailableException last = null;
-        for (int i = 0; i < engine.completeAttempts; i++) {
-            try {
-                return engine.store.complete(key, token, outcome, ttl);
-            } catch (StoreUnavailableException e) {
-                last = e;
-                if (!e.retryable() || i + 1 == engine.completeAttempts) {
-                    break;
-                }
-                try {
-                    engine.sleeper.sleep(Duration.ofMillis(50L << i));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-        }
-        throw last;
-    }
-
-    private void cacheCompleted(byte[] fingerprint, byte[] outcome, int attempt) {
-        if (engine.nearCache != null && outcome != null) {
-            engine.nearCache.put(key, fingerprint, outcome, engine.clock.millis() + ttl.toMillis(), attempt);
+        boolean given = ctx.journalMayHoldSteps()
+                ? recorder.handBack(failure, ctx.fencingToken(), attempt)
+                : recorder.release(failure, ctx.fencingToken(), attempt);
+        if (given) {
+            emit(Type.RELEASED_ON_TRANSIENT_FAILURE, attempt);
         }
     }
 
@@ -437,17 +397,9 @@ final class Execution<T> {
         }
     }
 
-    /**
-     * The near cache judges expiry by the engine's clock. A store that judges time by its own
-     * server clock reports expiries on that clock, so only the time left is carried over;
-     * otherwise a skewed engine clock would keep replaying an outcome the store already expired.
-     */
-    private long cacheExpiry(StoredRecord record, ClaimResult claim) {
-        long expiresAt = record.expiresAt().toEpochMilli();
-        if (!engine.serverClock) {
-            return expiresAt;
-        }
-        return engine.clock.millis() + Math.max(0, expiresAt - claim.storeTime().toEpochMilli());
+    /** Nanoseconds from {@code now} to {@code until}, both on the store's clock; never negative. */
+    static long timeLeft(Instant now, Instant until) {
+        return nonNegative(Duration.between(now, until)).toNanos();
     }
 
     private static Duration nonNegative(Duration d) {
@@ -472,12 +424,15 @@ final class Execution<T> {
     private final class Context extends StepContext {
         private final StoredRecord claim;
         private volatile Instant leaseDeadline;
+        // The lease's end on the engine's ticker; a step renews a lease that has run out by it.
+        private volatile long leaseEnd;
         private String downstream;
 
-        Context(StoredRecord claim) {
-            super(engine, key, claim, lease);
+        Context(StoredRecord claim, long leaseEnd) {
+            super(engine, key, claim, lease, Thread.currentThread());
             this.claim = claim;
             this.leaseDeadline = claim.leaseExpiresAt();
+            this.leaseEnd = leaseEnd;
         }
 
         @Override
@@ -501,6 +456,11 @@ final class Execution<T> {
         }
 
         @Override
+        boolean leaseRanOut() {
+            return engine.ticker.read() - leaseEnd >= 0;
+        }
+
+        @Override
         public String downstreamKey() {
             if (downstream == null) {
                 downstream = Execution.downstreamKey(key);
@@ -511,9 +471,11 @@ final class Execution<T> {
         @Override
         public Instant extendLease(Duration extension) {
             IdempotencyEngine.positive("lease", extension);
+            long before = engine.ticker.read();
             Instant deadline = engine.store.extendLease(key, claim.fencingToken(), extension)
                     .orElseThrow(() -> new LeaseLostException(key, claim.fencingToken()));
             leaseDeadline = deadline;
+            leaseEnd = before + extension.toNanos();
             return deadline;
         }
 

@@ -35,16 +35,25 @@ import java.time.Instant;
  * journal: its finished steps return their journaled results without running, and the
  * first unfinished step and the rest run. The work's final result is stored as for any work.
  *
- * <p>Rules: steps run one after another in the work's thread; a step name is used once per
- * execution; the work must start the same steps in the same order on every attempt (the
- * journal is matched by position and name, a mismatch is a {@link StepMismatchException}),
+ * <p>Rules: steps run one after another in the work's thread while the work runs (a step
+ * started from another thread or after the work returned fails with
+ * {@link IllegalStateException} before its action runs); a step name is used once per
+ * execution; the work must start the same steps in the same order on every attempt, all the
+ * journal holds included (the journal is matched by position and name, and checked for steps
+ * the work no longer starts when it returns; a mismatch is a {@link StepMismatchException}),
  * so steps may depend on the request and on earlier steps' results, not on time or chance.
  * A step that was interrupted mid-way (its worker died before the journal write) runs again:
  * pass {@link #downstreamKey(String)} to the external system it calls so that it
  * deduplicates the repeat, or, for database writes on a store that joins the caller's
  * transaction, use {@link #atomicStep(String, Class, AtomicStepAction)} so the writes and the
- * journal entry commit together. A result that cannot be journaled fails the key finally
- * ({@link StepNotJournaledException}).
+ * journal entry commit together.
+ *
+ * <p>How the key ends is decided by what the engine recorded of the steps, whatever the work
+ * does with their exceptions: a result that cannot be journaled fails the key finally
+ * ({@link StepNotJournaledException}) even if the work swallows or translates the exception;
+ * a journal write the store failed keeps the claim until its lease lapses; and once a step is
+ * journaled a transient failure hands the key back (its lease cut short) instead of releasing
+ * it, so the key stays bound to this request's fingerprint and the same request resumes.
  */
 public interface ExecutionContext {
 
@@ -113,6 +122,11 @@ public interface ExecutionContext {
      * @throws dev.idem.api.LeaseLostException if another worker took the key over; the step's
      *     result is not journaled and no later step of this execution runs
      * @throws StepNotJournaledException if the step ran but its result cannot be journaled
+     * @throws dev.idem.api.StoreUnavailableException if the step ran but the store failed its
+     *     journal write; no later step of this execution runs, and the claim is kept until its
+     *     lease lapses
+     * @throws IllegalStateException if called from another thread than the work's, inside
+     *     another step, or after the work returned; the action does not run
      * @throws Exception whatever {@code action} throws; nothing is journaled then, and the
      *     work may catch it and start the step again
      */

@@ -75,8 +75,16 @@ import org.jspecify.annotations.Nullable;
  * and every retry its subtype {@link dev.idem.api.ReplayedFailureException}, with the same
  * code, message and status. {@link Error}s always release and rethrow. Once the work has
  * returned, the key is never freed: an outcome that cannot be stored (not writable as JSON,
- * over the store's size limit, refused by the store) is replaced by a stored marker and every
- * caller gets {@link OutcomeNotStoredException}.
+ * over {@link #maxOutcomeBytes()}, refused by the store) is replaced by a stored marker and
+ * every caller gets {@link OutcomeNotStoredException}; so is a final failure that cannot be
+ * stored. Multi-step work ({@link ExecutionContext#step}) ends by what the engine recorded of
+ * its steps, whatever the work made of their exceptions (see {@link ExecutionContext}).
+ *
+ * <h2>Time</h2>
+ * Every duration the engine measures (a lease running out between steps, a bounded wait, a
+ * near-cache entry's life, event durations) is measured on the monotonic {@link Ticker},
+ * never on a wall clock, so a clock stepped back or forward changes none of them; instants
+ * from the store are only compared with other instants from the store.
  *
  * <h2>Result types</h2>
  * Results must survive a round trip through the engine's ObjectMapper. Replays decode
@@ -86,9 +94,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Requests</h2>
  * The {@code request} is what the fingerprint is taken of: a {@code String} is JSON text
- * (so a plain token must be given as {@code byte[]} or wrapped in JSON), a {@code byte[]}
- * is hashed as it is, {@code null} is JSON null, and anything else (POJO, Map, JsonNode) is
- * written with the engine's ObjectMapper and canonicalized.
+ * (so a plain token must be given as {@code byte[]} or wrapped in JSON; other text is an
+ * {@link dev.idem.api.InvalidRequestException} that says so), a {@code byte[]} is hashed as
+ * it is, and anything else (POJO, Map, JsonNode) is written with the engine's ObjectMapper
+ * and canonicalized. A {@code null} request (or key) is a programming error:
+ * {@link NullPointerException} before anything is stored; a request with no content is
+ * {@code "null"} or {@code NullNode.getInstance()}, which fingerprint as JSON null.
  *
  * <h2>Exceptions</h2>
  * Every failure idem raises on purpose is an {@link dev.idem.api.IdempotencyException}
@@ -112,7 +123,6 @@ public final class IdempotencyEngine implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     final OutcomeCodec codec;
     final Fingerprinter fingerprinter;
-    final Clock clock;
     final Ticker ticker;
     final RandomGenerator random;
     // Fencing tokens never come from the injectable jitter randomness: a fixed or shared
@@ -130,11 +140,16 @@ public final class IdempotencyEngine implements AutoCloseable {
     final NearCache nearCache;
     final int completeAttempts;
     final int maxOutcomeBytes;
-    /** The store judges leases and expiry by its own clock (see {@link StoreCapabilities#serverClock()}). */
-    final boolean serverClock;
+
+    /**
+     * The default {@link #maxOutcomeBytes()}: 393,216 bytes (384 KiB), what the smallest store
+     * holds in one record (DynamoDB's 400 KB item, less room for the record's other attributes),
+     * so that an application behaves alike on every store. Raise it per engine with
+     * {@link Builder#maxOutcomeBytes(int)}, up to what the store holds.
+     */
+    public static final int DEFAULT_MAX_OUTCOME_BYTES = 393_216;
 
     private IdempotencyEngine(Builder b) {
-        this.clock = b.clock;
         this.ownsStore = b.store == null;
         this.store = b.store != null ? b.store
                 : StoreDiscovery.discover(b.classLoader != null ? b.classLoader
@@ -152,12 +167,21 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.retryAfterHint = b.retryAfterHint;
         this.classifier = b.classifier;
         this.listener = b.listener;
-        this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.clock) : null;
+        this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.ticker) : null;
         this.completeAttempts = b.completeAttempts;
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
         StoreCapabilities capabilities = store.capabilities();
-        this.maxOutcomeBytes = capabilities.maxOutcomeBytes();
-        this.serverClock = capabilities.serverClock();
+        int storeHolds = capabilities.maxOutcomeBytes();
+        if (b.maxOutcomeBytes > storeHolds) {
+            if (ownsStore) {
+                store.close();
+            }
+            throw new IllegalArgumentException("maxOutcomeBytes (" + b.maxOutcomeBytes + ") exceeds what the store "
+                    + store.getClass().getSimpleName() + " holds (" + storeHolds + "); raise the store's own limit"
+                    + " first, where it has one");
+        }
+        this.maxOutcomeBytes = b.maxOutcomeBytes > 0 ? b.maxOutcomeBytes
+                : Math.min(DEFAULT_MAX_OUTCOME_BYTES, storeHolds);
     }
 
     /**
@@ -176,6 +200,19 @@ public final class IdempotencyEngine implements AutoCloseable {
      */
     public IdempotencyStore store() {
         return store;
+    }
+
+    /**
+     * The largest outcome (and step journal) this engine stores, in bytes: the one set with
+     * {@link Builder#maxOutcomeBytes(int)}, else {@link #DEFAULT_MAX_OUTCOME_BYTES} (or the
+     * store's own limit, if lower). Over it, the work's outcome is replaced by a stored marker
+     * ({@link OutcomeNotStoredException}) and a step's result fails the key finally
+     * ({@link StepJournalTooLargeException}), on every store alike.
+     *
+     * @return the limit in bytes
+     */
+    public int maxOutcomeBytes() {
+        return maxOutcomeBytes;
     }
 
     /**
@@ -379,7 +416,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 
     private <T> Result<T> run(IdempotencyKey key, Object request, JavaType type, CallOptions options,
             Execution.Runner<? extends T> runner) {
-        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(key, "key must not be null: build one with IdempotencyKey.of(scope, operation, key)");
+        Objects.requireNonNull(request, "request must not be null: it is what the fingerprint is taken of; pass"
+                + " the request object, JSON text or bytes (for a request with no content, \"null\" or"
+                + " NullNode.getInstance())");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(runner, "work");
         return new Execution<T>(this, key, type, options, runner).run(request);
@@ -432,6 +472,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         private int nearCacheSize;
         private int maxRequestBytes = 1024 * 1024;
         private int completeAttempts = 3;
+        private int maxOutcomeBytes;
         private final List<String> excluded = new ArrayList<>();
         private final Map<String, String> properties = new HashMap<>();
         private ClassLoader classLoader;
@@ -485,7 +526,8 @@ public final class IdempotencyEngine implements AutoCloseable {
         }
 
         /**
-         * The clock for wait deadlines and the near cache (default system UTC).
+         * The wall clock handed to a store this engine discovers (default system UTC). The engine
+         * itself reads no wall clock: every duration it measures is on the {@link #ticker(Ticker)}.
          *
          * @param clock the clock
          * @return this builder
@@ -497,7 +539,9 @@ public final class IdempotencyEngine implements AutoCloseable {
         }
 
         /**
-         * A nanosecond ticker for event durations (default {@link Ticker#system()}).
+         * The monotonic nanosecond source of every duration the engine measures (default
+         * {@link Ticker#system()}): bounded waits, a lease running out between steps, near-cache
+         * entries' lives, event durations. Inject a fake that moves with a test's simulated time.
          *
          * @param ticker the monotonic time source for durations and waits
          * @return this builder
@@ -653,6 +697,28 @@ public final class IdempotencyEngine implements AutoCloseable {
         }
 
         /**
+         * The largest outcome (and step journal) stored, in bytes (default
+         * {@link IdempotencyEngine#DEFAULT_MAX_OUTCOME_BYTES}, the same on every store). Over
+         * it an outcome is replaced by a stored "outcome not stored" marker, so the work does
+         * not run again for the key until the record expires. May be raised up to what the
+         * store holds ({@link StoreCapabilities#maxOutcomeBytes()}; some stores take a larger
+         * limit of their own, such as {@code idem.store.jdbc.max-outcome-bytes}).
+         *
+         * @param maxOutcomeBytes the limit in bytes, positive
+         * @return this builder
+         * @throws IllegalArgumentException if it is not positive ({@link #build()} also rejects
+         *     one over the store's own limit)
+         */
+        public Builder maxOutcomeBytes(int maxOutcomeBytes) {
+            once("maxOutcomeBytes");
+            if (maxOutcomeBytes < 1) {
+                throw new IllegalArgumentException("maxOutcomeBytes must be positive but was " + maxOutcomeBytes);
+            }
+            this.maxOutcomeBytes = maxOutcomeBytes;
+            return this;
+        }
+
+        /**
          * Leaves these RFC 6901 JSON Pointers out of every fingerprint (client timestamps, trace ids).
          *
          * @param pointers JSON Pointers (RFC 6901) of request fields to leave out
@@ -700,6 +766,9 @@ public final class IdempotencyEngine implements AutoCloseable {
          * @throws IllegalArgumentException if the lease is not shorter than the TTL
          * @throws IllegalStateException if both {@code objectMapper} and {@code jsonCodec} were set, or
          *     if no store was given and discovery finds zero or several
+         * @throws IllegalArgumentException if the lease is not shorter than the TTL, or
+         *     {@link #maxOutcomeBytes(int)} exceeds what the store holds
+         * @throws IllegalStateException if no store was given and discovery finds zero or several
          */
         public IdempotencyEngine build() {
             if (json != null && mapper != null) {

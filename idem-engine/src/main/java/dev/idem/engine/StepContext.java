@@ -32,10 +32,21 @@ import java.util.Set;
  * fenced by this execution's token, before the step returns, so the next step never starts
  * before the previous one is on record. A refused save means another worker took the key
  * over: {@link LeaseLostException}, and every later step of this execution refuses to run.
- * Before a step runs, a lease that has lapsed by the engine's clock is renewed (fenced), so
- * a worker that stalled between steps learns it was taken over before it repeats an effect.
+ * Before a step runs, a lease that has run out is renewed (fenced), so a worker that stalled
+ * between steps learns it was taken over before it repeats an effect; "run out" is measured
+ * on the engine's ticker from before the claim, so neither a skewed store clock nor a
+ * stepped wall clock can hide it.
  *
- * <p>Steps run one at a time, in the work's thread; nesting or overlapping them is an error.
+ * <p>Steps run one at a time, in the work's thread, while the work runs; a step started
+ * anywhere else, nested in another, or after the work returned fails before its action runs.
+ *
+ * <h2>What the engine learns here</h2>
+ * The execution ends by this state, not by what the work made of the steps' exceptions:
+ * {@link #settled()} (a step ran but cannot be journaled: the key fails finally),
+ * {@link #unjournaled()} (a step ran but its journal write failed: the claim is kept until
+ * the lease lapses), {@link #journalMayHoldSteps()} (the key is handed back rather than
+ * released, so its fingerprint stays bound) and {@link #unreplayedSteps()} (journaled steps
+ * the work no longer runs).
  */
 abstract class StepContext implements ExecutionContext {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
@@ -45,18 +56,74 @@ abstract class StepContext implements ExecutionContext {
     private final long token;
     private final Duration lease;
     private final byte[] claimedJournal;
+    private final Thread owner;
     private final Set<String> names = new HashSet<>();
     private StepJournal journal;
     private int position;
     private boolean running;
+    private boolean open = true;
     private RuntimeException stopped;
+    private StepNotJournaledException settled;
+    private StoreUnavailableException unjournaled;
+    private boolean checkpointed;
 
-    StepContext(IdempotencyEngine engine, IdempotencyKey key, StoredRecord claim, Duration lease) {
+    /**
+     * @param owner the only thread steps may run in, or null to allow any thread (steps still
+     *     run one at a time), for a driver whose work continues on other threads
+     */
+    StepContext(IdempotencyEngine engine, IdempotencyKey key, StoredRecord claim, Duration lease, Thread owner) {
         this.engine = engine;
         this.stepKey = key;
         this.token = claim.fencingToken();
         this.lease = lease;
         this.claimedJournal = claim.journal();
+        this.owner = owner;
+    }
+
+    /** Whether the lease has run out by the engine's ticker, so it must be renewed before a step. */
+    abstract boolean leaseRanOut();
+
+    /** The work has ended: no step may start from now on. */
+    final synchronized void close() {
+        open = false;
+    }
+
+    /** The failure of a step that ran but cannot be journaled, or null: the key must fail finally with it. */
+    final synchronized StepNotJournaledException settled() {
+        return settled;
+    }
+
+    /** The store failure of a step that ran but whose journal write failed, or null: the claim must be kept. */
+    final synchronized StoreUnavailableException unjournaled() {
+        return unjournaled;
+    }
+
+    /** Whether the key's journal may hold steps (it did at the claim, or a journal write was attempted). */
+    final synchronized boolean journalMayHoldSteps() {
+        return checkpointed || StepJournal.holdsSteps(claimedJournal);
+    }
+
+    /**
+     * A mismatch if the work ended without starting every step the journal holds (a step removed
+     * while keys were in flight), or null.
+     */
+    final synchronized StepMismatchException unreplayedSteps() {
+        if (!StepJournal.holdsSteps(claimedJournal)) {
+            return null;
+        }
+        StepJournal held;
+        try {
+            held = journal != null ? journal : StepJournal.decode(claimedJournal);
+        } catch (IdempotencyException e) {
+            return new StepMismatchException(stepKey, "", "the key's journal cannot be read: " + e.getMessage(), e);
+        }
+        if (position >= held.size()) {
+            return null;
+        }
+        String missing = held.entries().get(position).name();
+        return new StepMismatchException(stepKey, missing, "the work of " + stepKey.operation() + " ended after "
+                + position + " step(s) but the key's journal recorded " + held.size() + ", the next being '"
+                + missing + "'; steps may not be renamed, reordered or removed while keys are in flight", null);
     }
 
     @Override
@@ -138,6 +205,15 @@ abstract class StepContext implements ExecutionContext {
         StepJournal.checkName(name);
         StepJournal.Entry journaled;
         synchronized (this) {
+            if (!open) {
+                throw new IllegalStateException("step '" + name + "' of " + stepKey + " started after the work"
+                        + " ended; steps run only while the work runs");
+            }
+            if (owner != null && Thread.currentThread() != owner) {
+                throw new IllegalStateException("step '" + name + "' of " + stepKey + " started in thread "
+                        + Thread.currentThread().getName() + "; steps run one after another in the work's thread ("
+                        + owner.getName() + ")");
+            }
             if (stopped != null) {
                 throw stopped;
             }
@@ -170,7 +246,13 @@ abstract class StepContext implements ExecutionContext {
             return body.run(ran);
         } catch (StoreUnavailableException e) {
             if (ran[0]) {
-                // The effect happened but may not be on record: no later step may build on it now.
+                // The effect happened but may not be on record: no later step may build on it now,
+                // and the key must not be given back while the write may still land.
+                synchronized (this) {
+                    if (unjournaled == null) {
+                        unjournaled = e;
+                    }
+                }
                 stop(e);
             }
             throw e;
@@ -196,7 +278,7 @@ abstract class StepContext implements ExecutionContext {
     }
 
     private void renewLapsedLease() {
-        if (engine.clock.millis() < leaseDeadline().toEpochMilli()) {
+        if (!leaseRanOut()) {
             return;
         }
         try {
@@ -209,6 +291,9 @@ abstract class StepContext implements ExecutionContext {
 
     private void record(String name, Object value) {
         StepJournal next = next(name, encode(name, value));
+        synchronized (this) {
+            checkpointed = true;
+        }
         boolean saved;
         try {
             saved = checkpointWithRetries(next.bytes());
@@ -248,6 +333,13 @@ abstract class StepContext implements ExecutionContext {
                 + "; its effect and those of earlier steps stand, and the key is failed finally so that no retry"
                 + " repeats them", cause);
         LOG.log(Level.WARNING, failure.getMessage());
+        return settle(failure);
+    }
+
+    private synchronized RuntimeException settle(StepNotJournaledException failure) {
+        if (settled == null) {
+            settled = failure;
+        }
         return stop(failure);
     }
 
@@ -318,6 +410,10 @@ abstract class StepContext implements ExecutionContext {
             StepJournal built = next(name, encoded);
             result = encoded;
             next = built;
+            synchronized (StepContext.this) {
+                // The action may commit it from here on.
+                checkpointed = true;
+            }
             return built.bytes();
         }
     }
@@ -325,7 +421,7 @@ abstract class StepContext implements ExecutionContext {
     private RuntimeException tooLarge(String name, long size) {
         StepNotJournaledException e = new StepJournalTooLargeException(stepKey, name, size, engine.maxOutcomeBytes);
         LOG.log(Level.WARNING, e.getMessage());
-        return stop(e);
+        return settle(e);
     }
 
     private synchronized RuntimeException stop(RuntimeException cause) {
@@ -336,40 +432,7 @@ abstract class StepContext implements ExecutionContext {
     }
 
     private boolean checkpointWithRetries(byte[] bytes) {
-        StoreUnavailableException last = null;
-        for (int i = 0; i < engine.completeAttempts; i++) {
-            try {
-                return engine.store.checkpoint(stepKey, token, bytes);
-            } catch (StoreUnavailableException e) {
-                last = e;
-                if (!e.retryable() || i + 1 == engine.completeAttempts) {
-                    break;
-                }
-                try {
-                    engine.sleeper.sleep(Duration.ofMillis(50L << i));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-        }
-        throw last;
-    }
-
-    /**
-     * The final failure the engine stores for {@code failure} whatever the classifier says,
-     * or null: a step whose result could not be journaled must not run again.
-     */
-    static FailureDecision settledFailure(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof StepNotJournaledException) {
-                return FailureDecision.finalFailure(((StepNotJournaledException) t).code(), t.getMessage());
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return null;
+        return Recorder.withRetries(engine, () -> engine.store.checkpoint(stepKey, token, bytes));
     }
 
     static String stepDownstreamKey(IdempotencyKey key, String step) {

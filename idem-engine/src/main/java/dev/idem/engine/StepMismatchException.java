@@ -6,12 +6,15 @@ import dev.idem.api.IdempotencyKey;
 /**
  * The work's steps do not match the key's journal: a step name was used twice in one
  * execution, a step at some position has another name than the journal recorded there
- * (steps reordered, renamed or removed while the key was in flight), or a journaled result
- * cannot be read as the step's result type any more. The journal is kept, so the key
+ * (steps reordered, renamed or removed while the key was in flight), the work ended before
+ * starting every journaled step, or a journaled result cannot be read as the step's result
+ * type any more. The journal is kept, so the key
  * resumes once code that matches it runs (see the README on changing steps safely).
  *
  * <p>By default the engine treats it like any exception from the work: transient, the key
- * is released with its journal.
+ * is handed back with its journal (its fingerprint stays bound). A work that returns without
+ * starting every step the journal holds (a step removed while keys were in flight) gets it
+ * too, from the engine, in place of its result.
  */
 public class StepMismatchException extends IdempotencyException {
     private static final long serialVersionUID = 1L;

@@ -8,7 +8,9 @@ import dev.idem.api.IdempotencyKey;
  * journal would exceed the store's limit: {@link StepJournalTooLargeException}). The step's
  * effect has happened and cannot be recorded as finished, so running the work again would
  * repeat it: the engine stores this failure as the key's final outcome (code {@link #code()})
- * whatever the {@link FailureClassifier} says. The first caller gets this exception, every
+ * whatever the {@link FailureClassifier} says, and whatever the work does with this
+ * exception (rethrows it, throws another, or swallows it and returns a value: the engine
+ * decides from its own record of the step). The first caller gets this exception, every
  * later call a {@link dev.idem.api.ReplayedFailureException} with the same code and detail;
  * both are {@link FinalFailureException}s. The effects of this step and of the steps before
  * it stand; the application reconciles them (the message names the step). Every later step

@@ -29,7 +29,7 @@ class CompletionRetryTest {
     /** Fails the first {@code failures} completes, then lets them through. */
     private IdempotencyEngine engine(int attempts, int failures, boolean retryable) {
         store = new CompleteFailures(memory, failures, retryable);
-        return IdempotencyEngine.builder().store(store).clock(clock).completeAttempts(attempts)
+        return IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).completeAttempts(attempts)
                 .sleeper(d -> sleeps.add(d.toMillis())).build();
     }
 

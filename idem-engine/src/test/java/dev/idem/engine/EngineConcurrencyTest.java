@@ -67,7 +67,7 @@ class EngineConcurrencyTest {
     void concurrentDuplicatesFailFastAndTheWorkRunsOnce(int threads) throws Exception {
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch othersDone = new CountDownLatch(threads - 1);
-        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock)
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
                 .listener(e -> {
                     if (e.type() == IdempotencyEvent.Type.IN_PROGRESS_CONFLICT) {
                         othersDone.countDown();
@@ -94,7 +94,7 @@ class EngineConcurrencyTest {
         CountDownLatch finished = new CountDownLatch(1);
         // Waiters "sleep" on the completion latch: they wake when the work is done, never by time.
         Sleeper sleeper = d -> finished.await(d.toMillis(), TimeUnit.MILLISECONDS);
-        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock).sleeper(sleeper)
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).sleeper(sleeper)
                 .inProgress(InProgressPolicy.waitUpTo(Duration.ofSeconds(20)))
                 .listener(e -> {
                     if (e.type() == IdempotencyEvent.Type.IN_PROGRESS_CONFLICT) {
@@ -122,7 +122,7 @@ class EngineConcurrencyTest {
         MutableClock engineClock = new MutableClock();
         FaultyStore counting = new FaultyStore(store);
         List<Duration> sleeps = new ArrayList<>();
-        IdempotencyEngine engine = IdempotencyEngine.builder().store(counting).clock(engineClock)
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(counting).ticker(ClockTicker.of(engineClock))
                 .random(() -> jitterBits)
                 .sleeper(d -> {
                     sleeps.add(d);
@@ -156,7 +156,7 @@ class EngineConcurrencyTest {
 
     @Test
     void aWaitingDuplicateTakesOverWhenTheHolderCrashed() {
-        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock)
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
                 .sleeper(d -> clock.advance(d))
                 .inProgress(InProgressPolicy.waitUpTo(Duration.ofMinutes(2))).build();
         // A holder that never completes: claimed directly, as a crashed process leaves it.
@@ -169,7 +169,7 @@ class EngineConcurrencyTest {
 
     @Test
     void aStaleWorkerOnAnotherThreadCannotOverwriteTheTakerOver() throws Exception {
-        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock).build();
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).build();
         CountDownLatch staleStarted = new CountDownLatch(1);
         CountDownLatch takeoverDone = new CountDownLatch(1);
         AtomicInteger runs = new AtomicInteger();
@@ -205,7 +205,7 @@ class EngineConcurrencyTest {
 
     @Test
     void manyKeysManyThreadsOneRunPerKey() throws Exception {
-        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock)
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
                 .inProgress(InProgressPolicy.waitUpTo(Duration.ofSeconds(20)))
                 .sleeper(d -> Thread.onSpinWait()).build();
         int keys = 50;

@@ -48,7 +48,7 @@ class EngineRaceProperties {
         MutableClock clock = new MutableClock();
         MemoryIdempotencyStore store = MemoryIdempotencyStore.builder().clock(clock).build();
         List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
-        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock).lease(LEASE)
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).lease(LEASE)
                 .listener(events::add).build();
         ConcurrentHashMap<Integer, AtomicInteger> starts = new ConcurrentHashMap<>();
         ConcurrentHashMap<Integer, AtomicInteger> leaseLost = new ConcurrentHashMap<>();

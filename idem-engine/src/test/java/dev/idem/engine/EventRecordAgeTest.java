@@ -20,7 +20,7 @@ class EventRecordAgeTest {
     void aReplayFromTheStoreReportsHowLongAgoTheRecordWasCreated() {
         IdempotencyEngine engine = IdempotencyEngine.builder()
                 .store(MemoryIdempotencyStore.builder().clock(clock).build())
-                .clock(clock).listener(events::add).build();
+                .ticker(ClockTicker.of(clock)).listener(events::add).build();
         IdempotencyKey key = IdempotencyKey.of("t", "op", "k-1");
         engine.execute(key, "{}", ctx -> 1);
         clock.advance(Duration.ofSeconds(42));
@@ -36,7 +36,7 @@ class EventRecordAgeTest {
     void aNearCacheReplayHasNoAge() {
         IdempotencyEngine engine = IdempotencyEngine.builder()
                 .store(MemoryIdempotencyStore.builder().clock(clock).build())
-                .clock(clock).nearCache(10).listener(events::add).build();
+                .ticker(ClockTicker.of(clock)).nearCache(10).listener(events::add).build();
         IdempotencyKey key = IdempotencyKey.of("t", "op", "k-2");
         engine.execute(key, "{}", ctx -> 1);
         engine.execute(key, "{}", ctx -> 2);

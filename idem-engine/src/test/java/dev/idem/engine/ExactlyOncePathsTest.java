@@ -26,7 +26,7 @@ class ExactlyOncePathsTest {
     private final AtomicInteger runs = new AtomicInteger();
 
     private IdempotencyEngine.Builder builder() {
-        return IdempotencyEngine.builder().store(store).clock(clock).listener(events::add)
+        return IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).listener(events::add)
                 .lease(Duration.ofSeconds(30)).ttl(Duration.ofHours(24));
     }
 

@@ -42,7 +42,7 @@ class ExecutionPathsTest {
     }
 
     private IdempotencyEngine engine(UnaryOperator<IdempotencyEngine.Builder> extra) {
-        return extra.apply(IdempotencyEngine.builder().store(store).clock(clock).listener(e -> events.add(e.type()))
+        return extra.apply(IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).listener(e -> events.add(e.type()))
                 .sleeper(d -> {
                     sleeps.add(d.toMillis());
                     clock.advance(d);
@@ -122,7 +122,7 @@ class ExecutionPathsTest {
 
     @Test
     void anInterruptedWaitGivesUpAndKeepsTheInterrupt() {
-        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock)
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
                 .sleeper(d -> {
                     throw new InterruptedException("shutting down");
                 }).build();
@@ -141,7 +141,7 @@ class ExecutionPathsTest {
     @Test
     void anInterruptedCompletionRetryStopsAndKeepsTheInterrupt() {
         store.completeDown = true;
-        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).clock(clock).completeAttempts(3)
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).completeAttempts(3)
                 .sleeper(d -> {
                     throw new InterruptedException("shutting down");
                 }).build();
@@ -400,7 +400,7 @@ class ExecutionPathsTest {
         engine(b -> b).execute(key("s"), "{}", String.class, ctx -> "v"); // stored at the store's time 0, 24 h TTL
         store.serverClock = true;
         MutableClock engineClock = new MutableClock(clock.instant().plus(Duration.ofMinutes(10)));
-        IdempotencyEngine skewed = IdempotencyEngine.builder().store(store).clock(engineClock).nearCache(10).build();
+        IdempotencyEngine skewed = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(engineClock)).nearCache(10).build();
 
         assertThat(skewed.execute(key("s"), "{}", String.class, ctx -> "never").replayed()).isTrue();
         int claims = store.claims.get();

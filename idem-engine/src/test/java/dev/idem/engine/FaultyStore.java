@@ -27,13 +27,21 @@ class FaultyStore implements IdempotencyStore {
     /** When set, release answers false (the token lost) without asking the store. */
     volatile boolean releaseRefused;
     /** When set, the next complete throws it (once). */
-    volatile StoreUnavailableException completeFailureOnce;
+    volatile RuntimeException completeFailureOnce;
+    /** When set, every checkpoint throws it, after the write landed if {@link #checkpointLands}. */
+    volatile StoreUnavailableException checkpointFailure;
+    volatile boolean checkpointLands;
     /** When set, the capabilities claim a server clock. */
     volatile boolean serverClock;
     volatile int maxOutcomeBytes = Integer.MAX_VALUE;
     final AtomicInteger claims = new AtomicInteger();
     final AtomicInteger completes = new AtomicInteger();
     final AtomicInteger releases = new AtomicInteger();
+    final AtomicInteger checkpoints = new AtomicInteger();
+    final AtomicInteger extensions = new AtomicInteger();
+    /** When set, extendLease answers empty (the token lost) without asking the store. */
+    volatile boolean extendRefused;
+    volatile boolean extendDown;
 
     FaultyStore(IdempotencyStore delegate) {
         this.delegate = delegate;
@@ -61,7 +69,7 @@ class FaultyStore implements IdempotencyStore {
         if (completeRefused) {
             return false;
         }
-        StoreUnavailableException once = completeFailureOnce;
+        RuntimeException once = completeFailureOnce;
         if (once != null) {
             completeFailureOnce = null;
             throw once;
@@ -83,11 +91,26 @@ class FaultyStore implements IdempotencyStore {
 
     @Override
     public boolean checkpoint(IdempotencyKey key, long token, byte[] journal) {
+        checkpoints.incrementAndGet();
+        StoreUnavailableException failure = checkpointFailure;
+        if (failure != null) {
+            if (checkpointLands) {
+                delegate.checkpoint(key, token, journal);
+            }
+            throw failure;
+        }
         return delegate.checkpoint(key, token, journal);
     }
 
     @Override
     public Optional<Instant> extendLease(IdempotencyKey key, long token, Duration lease) {
+        extensions.incrementAndGet();
+        if (extendDown) {
+            throw down();
+        }
+        if (extendRefused) {
+            return Optional.empty();
+        }
         return delegate.extendLease(key, token, lease);
     }
 

@@ -39,9 +39,13 @@ class IdempotencyEngineTest {
     private final List<IdempotencyEvent> events = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger runs = new AtomicInteger();
 
-    private IdempotencyEngine.Builder builder() {
-        return IdempotencyEngine.builder().store(store).clock(clock).listener(events::add)
+    private IdempotencyEngine.Builder untimed() {
+        return IdempotencyEngine.builder().store(store).listener(events::add)
                 .lease(Duration.ofSeconds(30)).ttl(Duration.ofHours(24));
+    }
+
+    private IdempotencyEngine.Builder builder() {
+        return untimed().ticker(ClockTicker.of(clock));
     }
 
     private final IdempotencyEngine engine = builder().build();
@@ -387,7 +391,7 @@ class IdempotencyEngineTest {
                 return super.complete(key, token, outcome, ttl);
             }
         };
-        IdempotencyEngine e = IdempotencyEngine.builder().store(flaky).clock(clock).sleeper(d -> { }).build();
+        IdempotencyEngine e = IdempotencyEngine.builder().store(flaky).ticker(ClockTicker.of(clock)).sleeper(d -> { }).build();
         assertThat(e.execute(key("retry-complete"), "{}", Charge.class, charge("x")).stored()).isTrue();
         assertThat(e.execute(key("retry-complete"), "{}", Charge.class, charge("y")).replayed()).isTrue();
     }
@@ -400,7 +404,7 @@ class IdempotencyEngineTest {
                 throw new StoreUnavailableException("item too large", null, false);
             }
         };
-        IdempotencyEngine e = IdempotencyEngine.builder().store(refusing).clock(clock).sleeper(d -> { }).build();
+        IdempotencyEngine e = IdempotencyEngine.builder().store(refusing).ticker(ClockTicker.of(clock)).sleeper(d -> { }).build();
         assertThatThrownBy(() -> e.execute(key("refused"), "{}", Charge.class, charge("x")))
                 .isInstanceOfSatisfying(OutcomeNotStoredException.class,
                         x -> assertThat(x.reason()).contains("item too large"));
@@ -453,7 +457,7 @@ class IdempotencyEngineTest {
     @Test
     void eventsCarryScopeOperationAndDurationButNoPayload() {
         java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(7_000_000_000L);
-        IdempotencyEngine timed = builder().ticker(nanos::get).build();
+        IdempotencyEngine timed = untimed().ticker(nanos::get).build();
         timed.execute(key("ev"), "{\"secret\":\"4111111111111111\"}", Charge.class, ctx -> {
             nanos.addAndGet(1_234_567);
             return new Charge("a", BigDecimal.ONE, "EUR");

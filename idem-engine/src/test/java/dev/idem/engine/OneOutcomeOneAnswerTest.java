@@ -30,7 +30,7 @@ class OneOutcomeOneAnswerTest {
     private final AtomicInteger runs = new AtomicInteger();
 
     private IdempotencyEngine.Builder builder() {
-        return IdempotencyEngine.builder().store(store).clock(clock).listener(events::add);
+        return IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).listener(events::add);
     }
 
     private static IdempotencyKey key(String k) {
@@ -79,7 +79,7 @@ class OneOutcomeOneAnswerTest {
         for (int i = 0; i < 3; i++) {
             assertThatThrownBy(() -> engine.execute(key("huge"), "{}", String.class, work))
                     .isInstanceOfSatisfying(OutcomeNotStoredException.class,
-                            e -> assertThat(e.reason()).contains("over the store's limit of 200"));
+                            e -> assertThat(e.reason()).contains("over the limit of 200"));
         }
         assertThat(runs).hasValue(1);
     }

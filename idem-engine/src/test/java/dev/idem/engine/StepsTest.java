@@ -27,7 +27,7 @@ class StepsTest {
     private final List<String> effects = new ArrayList<>();
 
     private IdempotencyEngine engine(MemoryIdempotencyStore s) {
-        return IdempotencyEngine.builder().store(s).clock(clock).lease(LEASE).ttl(Duration.ofHours(1)).build();
+        return IdempotencyEngine.builder().store(s).ticker(ClockTicker.of(clock)).lease(LEASE).ttl(Duration.ofHours(1)).build();
     }
 
     private static IdempotencyKey key(String k) {
@@ -42,6 +42,17 @@ class StepsTest {
     /** The step failure itself, whether the engine hands it to the first caller as it is or as the cause. */
     static Throwable settledBy(Throwable t) {
         return t instanceof StepNotJournaledException ? t : t.getCause();
+    }
+
+    /**
+     * A key whose journal holds steps is handed back after a transient failure, not released:
+     * still IN_PROGRESS with its fingerprint, its lease ending 1 ms later; then the millisecond passes.
+     */
+    static void assertHandedBack(MemoryIdempotencyStore store, MutableClock clock, IdempotencyKey k) {
+        StoredRecord r = store.find(k).orElseThrow();
+        assertThat(r.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(r.leaseExpiresAt()).isEqualTo(clock.instant().plus(Recorder.HAND_BACK));
+        clock.advance(Recorder.HAND_BACK);
     }
 
     private StepJournal journal(IdempotencyKey key) {
@@ -63,9 +74,8 @@ class StepsTest {
             return a + "," + b;
         };
         assertThatThrownBy(() -> engine.execute(k, "{}", String.class, work)).hasMessage("provider timed out");
-        StoredRecord released = store.find(k).orElseThrow();
-        assertThat(released.state()).isEqualTo(RecordState.RELEASED);
         assertThat(journal(k).entries()).extracting(StepJournal.Entry::name).containsExactly("reserve");
+        assertHandedBack(store, clock, k);
 
         Result<String> retry = engine.execute(k, "{}", String.class, work);
         Result<String> replay = engine.execute(k, "{}", String.class, work);
@@ -152,6 +162,7 @@ class StepsTest {
             ctx.step("reserve", () -> effect("reserve", ctx));
             throw new IllegalStateException("transient");
         })).hasMessage("transient");
+        assertHandedBack(store, clock, k);
         assertThatThrownBy(() -> engine.execute(k, "{}", String.class, ctx -> {
             ctx.step("charge", () -> effect("charge", ctx));
             return "never";
@@ -168,6 +179,7 @@ class StepsTest {
             ctx.step("reserve", String.class, () -> "not a number");
             throw new IllegalStateException("transient");
         })).hasMessage("transient");
+        assertHandedBack(store, clock, k);
         assertThatThrownBy(() -> engine.execute(k, "{}", String.class, ctx ->
                 "" + ctx.step("reserve", Integer.class, () -> 1)))
                 .isInstanceOf(StepMismatchException.class).hasMessageContaining("cannot be read as");
@@ -240,6 +252,7 @@ class StepsTest {
             ctx.step("lines", type, () -> Map.of("a", List.of(1, 2)));
             throw new IllegalStateException("transient");
         })).hasMessage("transient");
+        assertHandedBack(store, clock, k);
         Result<String> r = engine.execute(k, "{}", String.class, ctx ->
                 ctx.step("lines", type, () -> Map.of("b", List.of(3))).toString());
         assertThat(r.value()).isEqualTo("{a=[1, 2]}");

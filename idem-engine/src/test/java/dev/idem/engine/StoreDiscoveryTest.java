@@ -49,6 +49,8 @@ class StoreDiscoveryTest {
 
     /** A provider whose store records being closed. */
     public static final class ClosingProvider implements StoreProvider {
+        static volatile ClosingStore last;
+
         @Override
         public String name() {
             return "closing";
@@ -56,7 +58,8 @@ class StoreDiscoveryTest {
 
         @Override
         public IdempotencyStore create(Context context) {
-            return new ClosingStore();
+            last = new ClosingStore();
+            return last;
         }
     }
 
@@ -87,6 +90,14 @@ class StoreDiscoveryTest {
             assertThat(engine.store()).isSameAs(given);
         }
         assertThat(given.closed).isFalse();
+    }
+
+    @Test
+    void aDiscoveredStoreIsClosedWhenTheEngineCannotBeBuiltOnIt() throws IOException {
+        IdempotencyEngine.Builder b = IdempotencyEngine.builder()
+                .classLoader(loaderWithOnly(ClosingProvider.class.getName())).maxOutcomeBytes(Integer.MAX_VALUE);
+        assertThatThrownBy(b::build).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ClosingStore");
+        assertThat(ClosingProvider.last.closed).isTrue();
     }
 
     private ClassLoader loaderWith(String... providers) throws IOException {

@@ -12,7 +12,8 @@ import java.security.NoSuchAlgorithmException;
 
 /**
  * SHA-256 over the operation and the canonical request. Requests may be JSON text
- * ({@code String}, its size counted in UTF-8 bytes), raw bytes ({@code byte[]}, hashed as they are, under a different domain
+ * ({@code String}, its size counted in UTF-8 bytes; text that is not JSON is refused with a
+ * message saying what to pass instead), raw bytes ({@code byte[]}, hashed as they are, under a different domain
  * tag so they never equal a JSON request), or anything the {@link JsonCodec} can write (POJOs,
  * Maps, JsonNode), which is written and then canonicalized like text. Doubles in such
  * objects are written in their shortest round-trip form (so a {@code double} field equals
@@ -55,7 +56,18 @@ public final class Fingerprinter {
             String text = (String) request;
             checkSize(utf8Length(text));
             sha.update((byte) 'J');
-            JsonCanonicalizer.digest(text, pointers, sha);
+            try {
+                JsonCanonicalizer.digest(text, pointers, sha);
+            } catch (InvalidRequestException e) {
+                if (e.tooLarge()) {
+                    throw e;
+                }
+                // The usual cause is a plain token ("order-42") passed where JSON text is read.
+                throw new InvalidRequestException(e.getMessage() + "; a String request must be JSON text (for"
+                        + " example \"{\\\"order\\\":42}\" or the quoted \"\\\"order-42\\\"\"): to fingerprint a"
+                        + " plain string, pass its bytes (text.getBytes(StandardCharsets.UTF_8)), a"
+                        + " TextNode, or an object or Map that holds it", false, e);
+            }
         } else {
             byte[] written;
             try {

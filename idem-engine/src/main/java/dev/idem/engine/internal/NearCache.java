@@ -4,30 +4,32 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import dev.idem.api.IdempotencyKey;
-import java.time.Clock;
-import java.util.concurrent.TimeUnit;
+import dev.idem.api.time.Ticker;
 
 /**
  * A bounded, process-local cache of COMPLETED records, so replays on a hot key skip the
  * store. Only completed outcomes enter it (they never change until they expire), never
  * IN_PROGRESS records. Backed by Caffeine: bounded by entry count (size-based eviction),
- * each entry expiring at its record's own expiry by the engine's clock, thread-safe.
+ * thread-safe. Each entry lives for the time its record had left when it was cached,
+ * measured on the engine's monotonic {@link Ticker}: no wall clock is read, so a clock
+ * stepped back (or a store whose clock is skewed from the JVM's) never keeps an entry
+ * past its record's expiry.
  */
 public final class NearCache {
-    private final Clock clock;
+    private final Ticker ticker;
     private final Cache<IdempotencyKey, Entry> cache;
 
     /** A cached completed record. */
     public static final class Entry {
         final byte[] fingerprint;
         final byte[] outcome;
-        final long expiresAtMillis;
+        final long expiresAtTick;
         final int attempt;
 
-        Entry(byte[] fingerprint, byte[] outcome, long expiresAtMillis, int attempt) {
+        Entry(byte[] fingerprint, byte[] outcome, long expiresAtTick, int attempt) {
             this.fingerprint = fingerprint;
             this.outcome = outcome;
-            this.expiresAtMillis = expiresAtMillis;
+            this.expiresAtTick = expiresAtTick;
             this.attempt = attempt;
         }
 
@@ -63,13 +65,13 @@ public final class NearCache {
      * Creates a cache holding at most {@code maxEntries} records.
      *
      * @param maxEntries the size bound
-     * @param clock the engine's clock, against which record expiries are compared
+     * @param ticker the engine's monotonic time source, against which entries expire
      */
-    public NearCache(int maxEntries, Clock clock) {
-        this.clock = clock;
+    public NearCache(int maxEntries, Ticker ticker) {
+        this.ticker = ticker;
         this.cache = Caffeine.newBuilder()
                 .maximumSize(maxEntries)
-                .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
+                .ticker(ticker::read)
                 // Maintenance on the calling thread: no background tasks in an embeddable library.
                 .executor(Runnable::run)
                 .expireAfter(new Expiry<IdempotencyKey, Entry>() {
@@ -94,19 +96,19 @@ public final class NearCache {
     }
 
     private long left(Entry e) {
-        return TimeUnit.MILLISECONDS.toNanos(Math.max(0, e.expiresAtMillis - clock.millis()));
+        return Math.max(0, e.expiresAtTick - ticker.read());
     }
 
     /**
      * The unexpired entry, or null.
      *
      * @param key the key
-     * @param nowMillis the engine clock's current time
      * @return the entry, or null if absent or expired
      */
-    public Entry get(IdempotencyKey key, long nowMillis) {
+    public Entry get(IdempotencyKey key) {
         Entry e = cache.getIfPresent(key);
-        if (e != null && nowMillis >= e.expiresAtMillis) {
+        // Ticker readings have an arbitrary origin: compare differences, never readings.
+        if (e != null && ticker.read() - e.expiresAtTick >= 0) {
             cache.asMap().remove(key, e);
             return null;
         }
@@ -119,11 +121,11 @@ public final class NearCache {
      * @param key the key
      * @param fingerprint the record's request fingerprint
      * @param outcome the stored outcome
-     * @param expiresAtMillis when the record expires, in epoch milliseconds
+     * @param timeLeftNanos how long the record has left before it expires, from now
      * @param attempt the attempt that produced the outcome
      */
-    public void put(IdempotencyKey key, byte[] fingerprint, byte[] outcome, long expiresAtMillis, int attempt) {
-        cache.put(key, new Entry(fingerprint, outcome, expiresAtMillis, attempt));
+    public void put(IdempotencyKey key, byte[] fingerprint, byte[] outcome, long timeLeftNanos, int attempt) {
+        cache.put(key, new Entry(fingerprint, outcome, ticker.read() + Math.max(0, timeLeftNanos), attempt));
     }
 
     /**

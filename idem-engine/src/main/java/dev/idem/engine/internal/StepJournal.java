@@ -94,6 +94,16 @@ public final class StepJournal {
     }
 
     /**
+     * Whether saved journal bytes hold at least one step, without decoding them.
+     *
+     * @param bytes the saved bytes, or null for none
+     * @return true if there is more than the header
+     */
+    public static boolean holdsSteps(byte[] bytes) {
+        return bytes != null && bytes.length > EMPTY.length;
+    }
+
+    /**
      * Checks a step name: not empty, at most {@value #MAX_NAME_BYTES} bytes in UTF-8.
      *
      * @param name the name

@@ -9,6 +9,7 @@ import dev.idem.api.store.StoredRecord;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Iterator;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,11 +20,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * An {@link IdempotencyStore} held in a {@link ConcurrentHashMap}: every operation is one
  * {@code compute} on the key's entry, which makes it atomic against all others on that key.
  *
- * <p>Expired records are freed without a background thread: each write adds the record's
- * expiry to an index ordered by time, and every {@value #SWEEP_EVERY}th write sweeps up to
- * {@value #SWEEP_BATCH} entries whose time has passed. Under a steady key rate memory is
- * bounded by the records alive within one TTL. {@link #purgeExpired(int)} does the same
- * on demand.
+ * <p>Expired records are freed without a background thread: an index ordered by time holds
+ * exactly one entry per record, at its expiry (a write that moves the expiry, such as a
+ * lease extension, moves the entry in the same atomic step), and every
+ * {@value #SWEEP_EVERY}th write sweeps up to {@value #SWEEP_BATCH} entries whose time has
+ * passed. Memory is bounded by the records held, however often one is rewritten (a heartbeat
+ * every 100 ms adds nothing), and under a steady key rate by the records alive within one
+ * TTL. {@link #purgeExpired(int)} does the same on demand.
  */
 public final class MemoryIdempotencyStore implements IdempotencyStore {
     static final int SWEEP_EVERY = 64;
@@ -33,7 +36,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
     private final int maxOutcomeBytes;
     private final ConcurrentHashMap<IdempotencyKey, StoredRecord> records = new ConcurrentHashMap<>();
     private final ConcurrentSkipListSet<Expiry> expiries = new ConcurrentSkipListSet<>();
-    private final AtomicLong sequence = new AtomicLong();
+    private final AtomicLong writes = new AtomicLong();
 
     private MemoryIdempotencyStore(Builder b) {
         this.clock = b.clock;
@@ -64,12 +67,12 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(fingerprint, "fingerprint");
         Instant now = now();
         ClaimResult[] result = new ClaimResult[1];
-        StoredRecord written = records.compute(key, (k, current) -> {
+        records.compute(key, (k, current) -> {
             StoredRecord live = current != null && now.isBefore(current.expiresAt()) ? current : null;
             if (live == null) {
                 StoredRecord mine = inProgress(k, fingerprint, fencingToken, 1, now, now, null, lease, ttl);
                 result[0] = ClaimResult.acquired(mine, now);
-                return mine;
+                return reindexed(current, mine);
             }
             // Same request again: its journal carries over, so the retry resumes where the last attempt stopped.
             byte[] journal = live.hasFingerprint(fingerprint) ? live.journal() : null;
@@ -77,20 +80,20 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
                 StoredRecord mine = inProgress(k, fingerprint, fencingToken, live.attempt() + 1, live.createdAt(),
                         now, journal, lease, ttl);
                 result[0] = ClaimResult.acquired(mine, now);
-                return mine;
+                return reindexed(current, mine);
             }
             if (live.state() == RecordState.IN_PROGRESS && !now.isBefore(live.leaseExpiresAt())
                     && live.hasFingerprint(fingerprint)) {
                 StoredRecord mine = inProgress(k, fingerprint, fencingToken, live.attempt() + 1, live.createdAt(),
                         now, journal, lease, ttl);
                 result[0] = ClaimResult.takenOver(mine, now);
-                return mine;
+                return reindexed(current, mine);
             }
             result[0] = ClaimResult.existing(live, now);
             return current;
         });
         if (result[0].claimed()) {
-            track(written);
+            wrote();
         }
         return result[0];
     }
@@ -103,7 +106,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         }
         Instant now = now();
         boolean[] ok = new boolean[1];
-        StoredRecord written = records.computeIfPresent(key, (k, current) -> {
+        records.computeIfPresent(key, (k, current) -> {
             if (!now.isBefore(current.expiresAt()) || current.fencingToken() != fencingToken) {
                 return current;
             }
@@ -115,11 +118,11 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
                 return current;
             }
             ok[0] = true;
-            return new StoredRecord(k, RecordState.COMPLETED, current.fingerprint(), fencingToken,
-                    current.attempt(), current.createdAt(), null, now.plus(ttl), outcome, null);
+            return reindexed(current, new StoredRecord(k, RecordState.COMPLETED, current.fingerprint(), fencingToken,
+                    current.attempt(), current.createdAt(), null, now.plus(ttl), outcome, null));
         });
         if (ok[0]) {
-            track(written);
+            wrote();
         }
         return ok[0];
     }
@@ -173,20 +176,20 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         Instant now = now();
         Instant deadline = now.plus(lease);
         boolean[] ok = new boolean[1];
-        StoredRecord written = records.computeIfPresent(key, (k, current) -> {
+        records.computeIfPresent(key, (k, current) -> {
             if (current.state() != RecordState.IN_PROGRESS || current.fencingToken() != fencingToken
                     || !now.isBefore(current.expiresAt())) {
                 return current;
             }
             ok[0] = true;
             Instant expires = current.expiresAt().isBefore(deadline) ? deadline : current.expiresAt();
-            return new StoredRecord(k, RecordState.IN_PROGRESS, current.fingerprint(), fencingToken,
-                    current.attempt(), current.createdAt(), deadline, expires, null, current.journal());
+            return reindexed(current, new StoredRecord(k, RecordState.IN_PROGRESS, current.fingerprint(),
+                    fencingToken, current.attempt(), current.createdAt(), deadline, expires, null, current.journal()));
         });
         if (!ok[0]) {
             return Optional.empty();
         }
-        track(written);
+        wrote();
         return Optional.of(deadline);
     }
 
@@ -221,6 +224,11 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
         return records.size();
     }
 
+    /** Entries in the expiry index: one per record held. */
+    int indexSize() {
+        return expiries.size();
+    }
+
     private Instant now() {
         return Instant.ofEpochMilli(clock.millis());
     }
@@ -236,29 +244,51 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
                 expires, null, journal);
     }
 
-    private void track(StoredRecord written) {
-        long seq = sequence.incrementAndGet();
-        expiries.add(new Expiry(written.expiresAt().toEpochMilli(), seq, written.key()));
-        if (seq % SWEEP_EVERY == 0) {
+    /**
+     * Moves the record's index entry to its new expiry; called inside the {@code compute} that
+     * writes {@code after}, so the index changes atomically with the record it tracks and holds
+     * exactly one entry per record.
+     */
+    private StoredRecord reindexed(StoredRecord before, StoredRecord after) {
+        long at = indexedAt(after);
+        if (before != null) {
+            long was = indexedAt(before);
+            if (was == at) {
+                return after;
+            }
+            expiries.remove(new Expiry(was, before.key()));
+        }
+        expiries.add(new Expiry(at, after.key()));
+        return after;
+    }
+
+    // Rounded up, so an entry whose time has passed always belongs to an expired record.
+    private static long indexedAt(StoredRecord r) {
+        Instant at = r.expiresAt();
+        long millis = at.toEpochMilli();
+        return at.getNano() % 1_000_000 == 0 ? millis : millis + 1;
+    }
+
+    private void wrote() {
+        if (writes.incrementAndGet() % SWEEP_EVERY == 0) {
             sweep(now(), SWEEP_BATCH);
         }
     }
 
-    // Index entries can be stale (the record was rewritten with a later expiry); removal
-    // re-checks the live record under compute, so a stale entry only costs one lookup.
+    // The entry is taken out before the record is looked at; a write that moved it meanwhile
+    // wins (the removal fails and the record stays), and removal re-checks the record under
+    // compute, so a record rewritten after the removal is kept with its new entry.
     private int sweep(Instant now, int limit) {
         int removed = 0;
         long nowMillis = now.toEpochMilli();
-        // A long scan budget, saturating: limit * 4 overflows for large limits.
-        long budget = (long) limit * 4;
-        for (long scanned = 0; scanned < budget; scanned++) {
-            Expiry head = expiries.pollFirst();
-            if (head == null) {
+        Iterator<Expiry> due = expiries.iterator();
+        while (due.hasNext()) {
+            Expiry head = due.next();
+            if (head.at > nowMillis) {
                 break;
             }
-            if (head.at > nowMillis) {
-                expiries.add(head);
-                break;
+            if (!expiries.remove(head)) {
+                continue;
             }
             boolean[] gone = new boolean[1];
             records.computeIfPresent(head.key, (k, r) -> {
@@ -277,19 +307,24 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 
     private static final class Expiry implements Comparable<Expiry> {
         final long at;
-        final long seq;
         final IdempotencyKey key;
 
-        Expiry(long at, long seq, IdempotencyKey key) {
+        Expiry(long at, IdempotencyKey key) {
             this.at = at;
-            this.seq = seq;
             this.key = key;
         }
 
+        // Time first, then the key, so that an entry can be found again to be moved.
         @Override
         public int compareTo(Expiry o) {
             int c = Long.compare(at, o.at);
-            return c != 0 ? c : Long.compare(seq, o.seq);
+            if (c == 0) {
+                c = key.scope().compareTo(o.key.scope());
+            }
+            if (c == 0) {
+                c = key.operation().compareTo(o.key.operation());
+            }
+            return c != 0 ? c : key.key().compareTo(o.key.key());
         }
     }
 

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.store.tck.MutableClock;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class MemoryStoreExpiryTest {
     private final MutableClock clock = new MutableClock();
@@ -44,5 +47,68 @@ class MemoryStoreExpiryTest {
         assertThat(store.size()).isEqualTo(6);
         assertThat(store.purgeExpired(100)).isEqualTo(6);
         assertThat(store.size()).isZero();
+    }
+
+    // 2 s: every heartbeat moves the record's expiry; 24 h: none does (the lease stays inside the TTL).
+    @ParameterizedTest(name = "TTL {0} s")
+    @ValueSource(longs = {2, 86_400})
+    void aHeartbeatMovesItsRecordsIndexEntryInsteadOfAddingOne(long ttlSeconds) {
+        IdempotencyKey k = IdempotencyKey.of("s", "op", "heartbeat");
+        store.claim(k, new byte[] {1}, 7, Duration.ofSeconds(1), Duration.ofSeconds(ttlSeconds));
+        for (int beat = 0; beat < 200_000; beat++) {
+            clock.advance(Duration.ofMillis(100));
+            if (store.extendLease(k, 7, Duration.ofSeconds(5)).isEmpty()) {
+                throw new AssertionError("heartbeat " + beat + " lost the lease");
+            }
+        }
+        assertThat(store.indexSize()).isEqualTo(1);
+
+        clock.advance(Duration.ofSeconds(ttlSeconds + 5));
+        assertThat(store.purgeExpired(10)).isEqualTo(1);
+        assertThat(store.size()).isZero();
+        assertThat(store.indexSize()).isZero();
+    }
+
+    @Test
+    void everyRecordHasOneIndexEntryEvenWhenTheyExpireAtTheSameInstant() {
+        // Keys that differ only in scope, operation or client key: none may stand for another in the index.
+        List<IdempotencyKey> keys = List.of(IdempotencyKey.of("a", "op", "k"), IdempotencyKey.of("b", "op", "k"),
+                IdempotencyKey.of("a", "op2", "k"), IdempotencyKey.of("a", "op", "k2"));
+        for (IdempotencyKey k : keys) {
+            store.claim(k, new byte[] {1}, 1, Duration.ofSeconds(1), Duration.ofSeconds(5));
+        }
+        assertThat(store.indexSize()).isEqualTo(4);
+        for (IdempotencyKey k : keys) {
+            store.complete(k, 1, new byte[] {2}, Duration.ofSeconds(10));
+        }
+        assertThat(store.indexSize()).isEqualTo(4);
+        clock.advance(Duration.ofSeconds(6));
+        assertThat(store.purgeExpired(10)).as("the claims' expiries moved on with the completes").isZero();
+        clock.advance(Duration.ofSeconds(4));
+        assertThat(store.purgeExpired(10)).isEqualTo(4);
+        assertThat(store.indexSize()).isZero();
+    }
+
+    @Test
+    void aRecordExpiringWithinAMillisecondIsNotSweptEarlyNorLost() {
+        IdempotencyKey k = IdempotencyKey.of("s", "op", "sub-ms");
+        store.claim(k, new byte[] {1}, 1, Duration.ofMillis(1), Duration.ofNanos(1_500_000));
+        clock.advance(Duration.ofMillis(1));
+        assertThat(store.purgeExpired(10)).isZero();
+        assertThat(store.find(k)).isPresent();
+        clock.advance(Duration.ofMillis(1));
+        assertThat(store.purgeExpired(10)).isEqualTo(1);
+        assertThat(store.indexSize()).isZero();
+    }
+
+    @Test
+    void aReclaimedExpiredRecordKeepsOneEntry() {
+        IdempotencyKey k = IdempotencyKey.of("s", "op", "again");
+        for (int i = 1; i <= 3; i++) {
+            store.claim(k, new byte[] {1}, i, Duration.ofSeconds(1), Duration.ofSeconds(2));
+            clock.advance(Duration.ofSeconds(3));
+        }
+        assertThat(store.indexSize()).isEqualTo(1);
+        assertThat(store.size()).isEqualTo(1);
     }
 }

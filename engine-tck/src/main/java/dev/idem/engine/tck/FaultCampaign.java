@@ -1,0 +1,470 @@
+package dev.idem.engine.tck;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.api.FinalFailureException;
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.LeaseLostException;
+import dev.idem.api.RequestInProgressException;
+import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.RecordState;
+import dev.idem.api.store.StoredRecord;
+import dev.idem.engine.CallOptions;
+import dev.idem.engine.ExecutionContext;
+import dev.idem.engine.FailureDecision;
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.InProgressPolicy;
+import dev.idem.engine.OutcomeNotStoredException;
+import dev.idem.engine.Result;
+import dev.idem.engine.WorkFailedException;
+import dev.idem.engine.tck.FaultyConnection.Call;
+import dev.idem.store.tck.StoreFixture;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.function.Function;
+
+/**
+ * The fault-injection runs of {@link FaultInjectionContract}: a script runs against the store
+ * under test with the N-th store call of its first worker failed by a {@link Fault}, for every
+ * N and every fault in turn, and each run is then checked from outside. Single-threaded and
+ * seeded, so a failure names everything needed to replay it.
+ */
+final class FaultCampaign {
+    /** How the engines' clocks stand to the store's. */
+    enum Clocks {
+        /** The engines' wall clock reads what the store's does. */
+        SAME,
+        /**
+         * The store's clock runs 5 to 25 s ahead of the engines' wall clock (a server-clock store,
+         * a skewed node) when the failed call's number is odd, behind it when it is even.
+         */
+        SKEWED,
+        /** The engines' wall clock jumps an hour back and forth while they wait (they wait for duplicates here). */
+        WALL_STEPPED_IN_WAITS
+    }
+
+    /** The scripted work, as a client would run it. */
+    enum Script {
+        /** One effect, then a value. */
+        PLAIN(false, "pay"),
+        /** A transient failure on the first attempt, then one effect and a value. */
+        PLAIN_RETRIED(false, "pay"),
+        /** One effect, then a failure classified final. */
+        FINAL_FAILURE(false, "try-charge"),
+        /** Three steps with a lease heartbeat after the first. */
+        STEPS(true, "reserve", "charge", "ship"),
+        /** Three steps; the second fails transiently on the first attempt before its effect. */
+        STEPS_RETRIED(true, "reserve", "charge", "ship"),
+        /** An atomic step whose effect commits with its journal entry (the store's checkpoint), then a step. */
+        ATOMIC_STEP(true, "charge", "ship"),
+        /** Work whose effect commits with its completion, which the engine then reads back. */
+        ATOMIC_WORK(true, "book");
+
+        final boolean stepped;
+        final Set<String> effects;
+
+        Script(boolean stepped, String... effects) {
+            this.stepped = stepped;
+            this.effects = Set.of(effects);
+        }
+    }
+
+    private static final int MAX_CALLS = 40;
+    private static final int MAX_TRIES = 8;
+    private static final Duration SLACK = Duration.ofMillis(2);
+
+    /** A transient failure of the work. */
+    static final class Flaky extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Flaky() {
+            super("flaky (scripted)", null, false, false);
+        }
+    }
+
+    /** A failure the classifier makes final. */
+    static final class Declined extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Declined() {
+            super("declined (scripted)", null, false, false);
+        }
+    }
+
+    private final StoreFixture fixture;
+    private final Function<IdempotencyStore, IdempotencyEngine.Builder> engineBuilder;
+    private final long seed;
+    private final String scope;
+    private final Duration lease;
+    private final Duration ttl;
+    private final ObjectMapper mapper = new ObjectMapper();
+    private int runs;
+    /** The store's clock now: read once, then moved by what the runs let pass. */
+    private Instant storeNow;
+
+    FaultCampaign(StoreFixture fixture, Function<IdempotencyStore, IdempotencyEngine.Builder> engineBuilder,
+            long seed, String scope) {
+        this.fixture = fixture;
+        this.engineBuilder = engineBuilder;
+        this.seed = seed;
+        this.scope = scope;
+        this.lease = fixture.lease();
+        // Records must outlive every lease a run lets lapse, or a late duplicate would find the key new.
+        this.ttl = lease.multipliedBy(100);
+    }
+
+    /**
+     * Runs {@code script} under {@code clocks} with each fault at each store call in turn, until N
+     * passes the last call (that run is the fault-free baseline).
+     *
+     * @return how many runs were made
+     * @throws AssertionError naming the first run that broke the contract
+     */
+    int run(Clocks clocks, Script script) {
+        if (storeNow == null) {
+            IdempotencyKey probe = IdempotencyKey.of(scope, "clock-probe", "probe");
+            storeNow = fixture.store().claim(probe, new byte[] {1}, 1, lease, ttl).storeTime();
+        }
+        // The fault-free run first: its calls are the ones a fault can hit, each N in turn
+        // (up to the N-th call every faulted run makes the same calls as this one).
+        int calls = go(new Run(clocks, script, 0, Fault.TRANSIENT));
+        if (calls > MAX_CALLS) {
+            throw new AssertionError(script + " made " + calls + " store calls, more than " + MAX_CALLS);
+        }
+        int made = 1;
+        for (int n = 1; n <= calls; n++) {
+            for (Fault fault : faults(clocks)) {
+                Run run = new Run(clocks, script, n, fault);
+                go(run);
+                if (run.faulted.firedOn == null) {
+                    throw run.broken("the fault never fired: the run made fewer calls than the fault-free one");
+                }
+                made++;
+            }
+        }
+        return made;
+    }
+
+    /** Makes and checks a run; returns how many calls its first worker made. */
+    private int go(Run run) {
+        try {
+            return run.go();
+        } finally {
+            storeNow = storeNow.plus(run.time.passed());
+        }
+    }
+
+    /**
+     * The faults a run meets under {@code clocks}: all of them with one clock; with skewed or
+     * stepped clocks, those that make time matter (a lapse, a takeover, a crash whose claim must
+     * lapse, a failure that keeps the claim until its lease lapses).
+     */
+    static Set<Fault> faults(Clocks clocks) {
+        switch (clocks) {
+            case SAME:
+                return EnumSet.allOf(Fault.class);
+            case SKEWED:
+                // Where the engine judges a lease: a lapse it must renew, a takeover it must notice, a dead claim.
+                return EnumSet.of(Fault.LAPSE_BEFORE, Fault.TAKEOVER_AFTER, Fault.CRASH_AFTER);
+            default:
+                // Where a duplicate waits for a claim to lapse: a dead worker's, or one kept after a failed write.
+                return EnumSet.of(Fault.PERMANENT, Fault.CRASH_BEFORE, Fault.CRASH_AFTER);
+        }
+    }
+
+    /** What a caller got, when it settles the key. */
+    record Answer(String kind, String body) {
+        static Answer of(Result<String> r) {
+            return new Answer("value", r.value());
+        }
+    }
+
+    /** One worker: a connection and an engine over it. */
+    private record Worker(String name, FaultyConnection connection, IdempotencyEngine engine) {
+    }
+
+    /** One scripted run with one fault. */
+    private final class Run implements FaultyConnection.Hooks {
+        private final Clocks clocks;
+        private final Script script;
+        private final int n;
+        private final Fault fault;
+        private final IdempotencyKey key;
+        private final String request;
+        final SimulatedTime time;
+        private final SplittableRandom random;
+        /** How far the store's clock runs ahead of the engines' wall clock (negative: behind). */
+        private final Duration skew;
+        private final Ledger ledger = new Ledger();
+        private final List<Answer> answers = new ArrayList<>();
+        private Duration waited = Duration.ZERO;
+        private String exposed;
+        private int workers;
+        private FaultyConnection faulted;
+
+        Run(Clocks clocks, Script script, int n, Fault fault) {
+            this.clocks = clocks;
+            this.script = script;
+            this.n = n;
+            this.fault = fault;
+            this.key = IdempotencyKey.of(scope, "order", "run-" + ++runs);
+            this.request = "{\"order\":\"" + key.key() + "\"}";
+            this.random = new SplittableRandom(seed * 1_000_003 + runs);
+            // 5 to 25 s of skew, by the seed: enough to move any deadline compared across clocks.
+            Duration skew = Duration.ofMillis(5_000 + random.nextLong(20_000));
+            this.skew = clocks != Clocks.SKEWED ? Duration.ZERO : n % 2 == 1 ? skew : skew.negated();
+            Instant wallStart = storeNow.minus(this.skew);
+            this.time = new SimulatedTime(fixture, wallStart, clocks == Clocks.WALL_STEPPED_IN_WAITS);
+        }
+
+        /** Drives the run and checks it; returns how many calls its first worker made. */
+        int go() {
+            Worker first = worker(fixture.store(), n, fault);
+            faulted = first.connection();
+            Answer answer = drive(first);
+            answers.add(answer);
+            check(answer);
+            return faulted.calls();
+        }
+
+        private Worker worker(IdempotencyStore store, int failAt, Fault f) {
+            String name = "worker-" + ++workers;
+            FaultyConnection connection = new FaultyConnection(store, failAt, f, this);
+            InProgressPolicy policy = clocks == Clocks.WALL_STEPPED_IN_WAITS
+                    ? InProgressPolicy.waitUpTo(lease.multipliedBy(2)) : InProgressPolicy.failFast();
+            SplittableRandom jitter = random.split();
+            IdempotencyEngine engine = engineBuilder.apply(connection).ttl(ttl).clock(time.wall())
+                    .ticker(time.ticker()).sleeper(time.sleeper()).random(jitter::nextLong).inProgress(policy)
+                    .retryAfterHint(lease).objectMapper(mapper)
+                    .failureClassifier(e -> e instanceof Declined ? FailureDecision.finalFailure("declined",
+                            "card declined") : FailureDecision.transientFailure())
+                    .build();
+            connection.onWriteLanded = () -> ledger.recorded(name);
+            connection.onFault = call -> exposed = exposedBy(name, call);
+            return new Worker(name, connection, engine);
+        }
+
+        /**
+         * The effect the fault may legitimately make run twice (with one downstream key), or null:
+         * one the worker caused but whose journal write or completion the fault lost or outran,
+         * or, for plain work, the work itself when the key is taken over from under it (plain
+         * work has no step boundary at which the engine could check its lease).
+         */
+        private String exposedBy(String worker, Call call) {
+            boolean recordingWrite = call == Call.CHECKPOINT || call == Call.COMPLETE;
+            if (recordingWrite && (fault == Fault.CRASH_BEFORE || fault == Fault.TAKEOVER_BEFORE
+                    || fault == Fault.PERMANENT)) {
+                return ledger.unrecorded(worker);
+            }
+            if (!script.stepped && call == Call.CLAIM && fault == Fault.TAKEOVER_AFTER) {
+                return script.effects.iterator().next();
+            }
+            return null;
+        }
+
+        @Override
+        public void lapse() {
+            time.advance(lease.plus(SLACK).plus(fixture.slack()));
+        }
+
+        @Override
+        public void takeOver() {
+            answers.add(drive(worker(fixture.otherStore(), 0, Fault.TRANSIENT)));
+        }
+
+        /** Calls until the key settles, as a client that retries would; a crashed worker is replaced. */
+        private Answer drive(Worker start) {
+            Worker w = start;
+            for (int tries = 0; tries < MAX_TRIES; tries++) {
+                Outcome o = once(w);
+                if (o.answer != null) {
+                    return o.answer;
+                }
+                if (o.crashed) {
+                    w = worker(fixture.otherStore(), 0, Fault.TRANSIENT);
+                } else if (o.retryAfter != null) {
+                    Duration pause = o.retryAfter.plus(SLACK);
+                    waited = waited.plus(pause);
+                    time.advance(pause);
+                }
+            }
+            throw broken("the key did not settle within " + MAX_TRIES + " calls");
+        }
+
+        /** What one call got: a settled answer, or a reason to call again. */
+        private final class Outcome {
+            Answer answer;
+            boolean replayed;
+            boolean crashed;
+            Duration retryAfter;
+        }
+
+        private Outcome once(Worker w) {
+            Outcome o = new Outcome();
+            try {
+                Result<String> r = execute(w);
+                o.answer = Answer.of(r);
+                o.replayed = r.replayed();
+            } catch (FinalFailureException e) {
+                o.answer = new Answer("final failure", e.code() + ": " + e.detail());
+            } catch (OutcomeNotStoredException e) {
+                o.answer = new Answer("outcome not stored", e.reason());
+            } catch (RequestInProgressException e) {
+                o.retryAfter = e.retryAfter();
+            } catch (FaultyConnection.Crash e) {
+                o.crashed = true;
+            } catch (StoreUnavailableException | LeaseLostException | Flaky | WorkFailedException e) {
+                // Transient: the client calls again.
+            } catch (RuntimeException e) {
+                throw broken("a caller got " + e, e);
+            }
+            return o;
+        }
+
+        private void effect(Worker w, String name, String downstreamKey) {
+            ledger.effect(name, downstreamKey, w.name());
+        }
+
+        private Result<String> execute(Worker w) {
+            IdempotencyEngine engine = w.engine();
+            switch (script) {
+                case PLAIN:
+                case PLAIN_RETRIED:
+                    return engine.execute(key, request, String.class, ctx -> {
+                        if (script == Script.PLAIN_RETRIED && ctx.attempt() == 1) {
+                            throw new Flaky();
+                        }
+                        effect(w, "pay", ctx.downstreamKey());
+                        return "pay@" + ctx.attempt();
+                    });
+                case FINAL_FAILURE:
+                    return engine.execute(key, request, String.class, ctx -> {
+                        effect(w, "try-charge", ctx.downstreamKey());
+                        throw new Declined();
+                    });
+                case STEPS:
+                case STEPS_RETRIED:
+                    return engine.execute(key, request, String.class, ctx -> {
+                        String a = step(w, ctx, "reserve", false);
+                        if (script == Script.STEPS) {
+                            ctx.extendLease(lease);
+                        }
+                        String b = step(w, ctx, "charge", script == Script.STEPS_RETRIED);
+                        return a + "," + b + "," + step(w, ctx, "ship", false);
+                    });
+                case ATOMIC_STEP:
+                    return engine.execute(key, request, String.class, ctx -> {
+                        String a = ctx.atomicStep("charge", String.class, cp -> {
+                            String result = "charge@" + ctx.attempt();
+                            byte[] journal = cp.journalWith(result);
+                            w.connection().commitWith(() -> effect(w, "charge", ctx.downstreamKey("charge")));
+                            if (!w.connection().checkpoint(ctx.key(), cp.fencingToken(), journal)) {
+                                throw new LeaseLostException(ctx.key(), cp.fencingToken());
+                            }
+                            return result;
+                        });
+                        return a + "," + step(w, ctx, "ship", false);
+                    });
+                default:
+                    return engine.executeAtomically(key, request, String.class, CallOptions.defaults(),
+                            (ctx, completion) -> {
+                                String value = "book@" + ctx.attempt();
+                                w.connection().commitWith(() -> effect(w, "book", ctx.downstreamKey()));
+                                if (!w.connection().complete(ctx.key(), ctx.fencingToken(), completion.encode(value),
+                                        completion.ttl())) {
+                                    throw new LeaseLostException(ctx.key(), ctx.fencingToken());
+                                }
+                                return value;
+                            });
+            }
+        }
+
+        private String step(Worker w, ExecutionContext ctx, String name, boolean flakyFirst) throws Exception {
+            return ctx.step(name, String.class, () -> {
+                if (flakyFirst && ctx.attempt() == 1) {
+                    throw new Flaky();
+                }
+                effect(w, name, ctx.downstreamKey(name));
+                return name + "@" + ctx.attempt();
+            });
+        }
+
+        private String baseline() {
+            switch (script) {
+                case PLAIN:
+                    return "value pay@1";
+                case PLAIN_RETRIED:
+                    return "value pay@2";
+                case FINAL_FAILURE:
+                    return "final failure declined: card declined";
+                case STEPS:
+                    return "value reserve@1,charge@1,ship@1";
+                case STEPS_RETRIED:
+                    return "value reserve@1,charge@2,ship@2";
+                case ATOMIC_STEP:
+                    return "value charge@1,ship@1";
+                default:
+                    return "value book@1";
+            }
+        }
+
+        private void check(Answer answer) {
+            for (Answer other : answers) {
+                if (!other.equals(answer)) {
+                    throw broken("callers got different answers " + answers);
+                }
+            }
+            int effects = ledger.size();
+            Outcome late = once(worker(fixture.otherStore(), 0, Fault.TRANSIENT));
+            if (late.answer == null) {
+                throw broken("a duplicate after the run found the key unsettled");
+            }
+            if (!late.answer.equals(answer) || (answer.kind().equals("value") && !late.replayed)) {
+                throw broken("a duplicate after the run got " + late.answer + ", not a replay of " + answer);
+            }
+            if (ledger.size() != effects) {
+                throw broken("a duplicate of the settled key ran the work again");
+            }
+            StoredRecord record = fixture.store().find(key).orElse(null);
+            if (record == null || record.state() != RecordState.COMPLETED || record.journal() != null) {
+                throw broken("the settled key's record is " + record + ", not COMPLETED without a journal");
+            }
+            String wrong = ledger.violation(script.effects, exposed, answer.kind().equals("value"));
+            if (wrong != null) {
+                throw broken(wrong);
+            }
+            Duration stuck = waited.plus(time.slept());
+            if (stuck.compareTo(lease.plusSeconds(2)) > 0) {
+                throw broken("callers waited " + stuck + " for the key, more than one lease (" + lease + ")");
+            }
+            if (faulted.firedOn == null) {
+                String got = answer.kind() + " " + answer.body();
+                if (!got.equals(baseline())) {
+                    throw broken("the fault-free run answered " + got + "; expected " + baseline());
+                }
+            }
+        }
+
+        private AssertionError broken(String what) {
+            return broken(what, null);
+        }
+
+        private AssertionError broken(String what, Throwable cause) {
+            String call = faulted == null || faulted.firedOn == null ? "no call (fault-free run)"
+                    : "call " + n + " (" + faulted.firedOn + ")";
+            AssertionError e = new AssertionError("fault injection broke the contract: " + what + "\n  run: "
+                    + script + " on " + fixture.store().getClass().getSimpleName() + ", clocks " + clocks
+                    + (skew.isZero() ? "" : " (the store's clock " + skew.abs().toMillis() + " ms "
+                            + (skew.isNegative() ? "behind" : "ahead") + ")")
+                    + ", fault " + fault + " at " + call + ", seed " + seed + ", key " + key.key()
+                    + "\n  effects: " + ledger + "\n  answers: " + answers
+                    + (exposed == null ? "" : "\n  the fault exposed: " + exposed), cause);
+            return e;
+        }
+    }
+}

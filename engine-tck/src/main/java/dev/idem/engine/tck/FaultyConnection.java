@@ -1,0 +1,196 @@
+package dev.idem.engine.tck;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.StoreCapabilities;
+import dev.idem.api.store.StoredRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * One worker's connection to the store under test: every call goes to the real store, except
+ * the {@code failAt}-th, which meets the scripted {@link Fault}. Once the worker crashes its
+ * connection is cut first, so nothing it tries afterwards (a release on its way out) reaches
+ * the store. Single-threaded, like the worker that owns it.
+ *
+ * <p>A write can carry a business effect that commits with it ({@link #commitWith}), as a
+ * transactional store's checkpoint or completion would: the effect is recorded exactly when the
+ * write lands, so a crash or refusal leaves both or neither.
+ */
+final class FaultyConnection implements IdempotencyStore {
+    /** The store operations a worker makes, as the fault report names them. */
+    enum Call { CLAIM, CHECKPOINT, COMPLETE, RELEASE, EXTEND, FIND }
+
+    /** What the contract does when a lease-lapse fault fires. */
+    interface Hooks {
+        /** Lets the worker's lease lapse on every clock. */
+        void lapse();
+
+        /** A competitor takes the key over and runs the script to its end. */
+        void takeOver();
+    }
+
+    /** The worker died here: nothing of it runs any more. */
+    static final class Crash extends Error {
+        private static final long serialVersionUID = 1L;
+
+        Crash() {
+            super("worker crashed (injected)", null, false, false);
+        }
+    }
+
+    private final IdempotencyStore delegate;
+    private final int failAt;
+    private final Fault fault;
+    private final Hooks hooks;
+    private int calls;
+    private boolean cut;
+    private Runnable commitsWithNextWrite;
+    /** The call the fault hit, or null if it has not fired. */
+    Call firedOn;
+    /** Called when a checkpoint or completion lands (returns true). */
+    Runnable onWriteLanded = () -> { };
+    /** Called just before the fault takes effect, with the call it hits. */
+    java.util.function.Consumer<Call> onFault = c -> { };
+
+    FaultyConnection(IdempotencyStore delegate, int failAt, Fault fault, Hooks hooks) {
+        this.delegate = delegate;
+        this.failAt = failAt;
+        this.fault = fault;
+        this.hooks = hooks;
+    }
+
+    /** A connection that never fails. */
+    static FaultyConnection healthy(IdempotencyStore delegate) {
+        return new FaultyConnection(delegate, 0, Fault.TRANSIENT, null);
+    }
+
+    /** How many calls the worker made (the one a crash cut off included). */
+    int calls() {
+        return calls;
+    }
+
+    /** Records {@code effect} if and only if the next checkpoint or completion lands. */
+    void commitWith(Runnable effect) {
+        commitsWithNextWrite = effect;
+    }
+
+    private boolean landed(Call kind, boolean ok) {
+        Runnable effect = commitsWithNextWrite;
+        commitsWithNextWrite = null;
+        if (ok && (kind == Call.CHECKPOINT || kind == Call.COMPLETE)) {
+            if (effect != null) {
+                effect.run();
+            }
+            onWriteLanded.run();
+        }
+        return ok;
+    }
+
+    private <R> R call(Call kind, Supplier<R> op) {
+        if (cut) {
+            commitsWithNextWrite = null;
+            throw new StoreUnavailableException("connection cut: the worker crashed", null, true);
+        }
+        if (++calls != failAt) {
+            return land(kind, op);
+        }
+        firedOn = kind;
+        onFault.accept(kind);
+        switch (fault) {
+            case TRANSIENT:
+                commitsWithNextWrite = null;
+                throw new StoreUnavailableException("injected transient failure of " + kind, null, true);
+            case PERMANENT:
+                commitsWithNextWrite = null;
+                throw new StoreUnavailableException("injected permanent failure of " + kind, null, false);
+            case TIMEOUT_LANDED:
+                land(kind, op);
+                throw new StoreUnavailableException("injected timeout of " + kind + " (the call landed)", null, true);
+            case LAPSE_BEFORE:
+                hooks.lapse();
+                return land(kind, op);
+            case TAKEOVER_BEFORE:
+                hooks.lapse();
+                hooks.takeOver();
+                return land(kind, op);
+            case TAKEOVER_AFTER: {
+                R result = land(kind, op);
+                hooks.lapse();
+                hooks.takeOver();
+                return result;
+            }
+            case CRASH_BEFORE:
+                cut = true;
+                commitsWithNextWrite = null;
+                throw new Crash();
+            case CRASH_AFTER:
+                land(kind, op);
+                cut = true;
+                throw new Crash();
+            default:
+                throw new AssertionError(fault);
+        }
+    }
+
+    private <R> R land(Call kind, Supplier<R> op) {
+        R result;
+        try {
+            result = op.get();
+        } catch (RuntimeException e) {
+            commitsWithNextWrite = null;
+            throw e;
+        }
+        if (result instanceof Boolean) {
+            landed(kind, (Boolean) result);
+        } else {
+            commitsWithNextWrite = null;
+        }
+        return result;
+    }
+
+    @Override
+    public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
+            Duration ttl) {
+        return call(Call.CLAIM, () -> delegate.claim(key, fingerprint, fencingToken, lease, ttl));
+    }
+
+    @Override
+    public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
+        return call(Call.COMPLETE, () -> delegate.complete(key, fencingToken, outcome, ttl));
+    }
+
+    @Override
+    public boolean release(IdempotencyKey key, long fencingToken) {
+        return call(Call.RELEASE, () -> delegate.release(key, fencingToken));
+    }
+
+    @Override
+    public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+        return call(Call.CHECKPOINT, () -> delegate.checkpoint(key, fencingToken, journal));
+    }
+
+    @Override
+    public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
+        return call(Call.EXTEND, () -> delegate.extendLease(key, fencingToken, lease));
+    }
+
+    @Override
+    public Optional<StoredRecord> find(IdempotencyKey key) {
+        return call(Call.FIND, () -> delegate.find(key));
+    }
+
+    @Override
+    public int purgeExpired(int limit) {
+        return delegate.purgeExpired(limit);
+    }
+
+    @Override
+    public StoreCapabilities capabilities() {
+        return delegate.capabilities();
+    }
+}

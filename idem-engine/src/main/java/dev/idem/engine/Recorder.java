@@ -1,0 +1,254 @@
+package dev.idem.engine;
+
+import dev.idem.api.FinalFailureException;
+import dev.idem.api.IdempotencyException;
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.LeaseLostException;
+import dev.idem.api.StoreUnavailableException;
+import dev.idem.engine.IdempotencyEvent.Type;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The store writes that end one execution: its outcome (a success or a final failure, each
+ * retried on transient store failures), the "outcome not stored" marker that stands in for
+ * either when it cannot be stored, and the release or hand-back of the key after a
+ * transient failure.
+ *
+ * <p>Once the work has run, an outcome is never dropped silently: one that cannot be written
+ * as JSON, is over the engine's limit ({@link IdempotencyEngine#maxOutcomeBytes()}) or is
+ * refused by the store for good is replaced by a stored marker, so every caller gets the same
+ * {@link OutcomeNotStoredException} and the work does not run again; only a store that stays
+ * unavailable leaves the claim in place until its lease lapses.
+ */
+final class Recorder {
+    private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
+    private static final int MAX_REASON = 300;
+    /**
+     * The lease a key is handed back with: it lapses at once, so the same request takes the key
+     * over (with its journal) without waiting, while the record stays IN_PROGRESS with its
+     * fingerprint, so another request is still refused.
+     */
+    static final Duration HAND_BACK = Duration.ofMillis(1);
+
+    /** Where events go. */
+    interface Events {
+        void emit(Type type, int attempt);
+    }
+
+    private final IdempotencyEngine engine;
+    private final IdempotencyKey key;
+    private final Duration ttl;
+    private final Events events;
+
+    Recorder(IdempotencyEngine engine, IdempotencyKey key, Duration ttl, Events events) {
+        this.engine = engine;
+        this.key = key;
+        this.ttl = ttl;
+        this.events = events;
+    }
+
+    /**
+     * Encodes a success outcome.
+     *
+     * @throws RuntimeException the answer for an outcome that cannot be stored (its marker stored)
+     */
+    byte[] encodeSuccess(Object value, long token, int attempt, byte[] fingerprint) {
+        byte[] outcome;
+        try {
+            outcome = engine.codec.encodeSuccess(value);
+        } catch (IdempotencyException e) {
+            throw unstorable(token, attempt, fingerprint, "the result cannot be written as JSON: "
+                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+        }
+        if (outcome.length > engine.maxOutcomeBytes) {
+            throw unstorable(token, attempt, fingerprint, "it is " + outcome.length + " bytes, " + overLimit(), null);
+        }
+        return outcome;
+    }
+
+    private String overLimit() {
+        return "over the limit of " + engine.maxOutcomeBytes + " (IdempotencyEngine.Builder.maxOutcomeBytes)";
+    }
+
+    /**
+     * Stores a success outcome.
+     *
+     * @return true if it is stored; false if the store stayed unavailable (the claim is kept)
+     * @throws LeaseLostException if another claim holds the key
+     * @throws OutcomeNotStoredException if the store refused it for good (its marker stored)
+     */
+    boolean completeSuccess(byte[] outcome, long token, int attempt, byte[] fingerprint) {
+        boolean completed;
+        try {
+            completed = completeWithRetries(token, outcome);
+        } catch (StoreUnavailableException e) {
+            if (!e.retryable()) {
+                throw unstorable(token, attempt, fingerprint, "the store refused it: " + e.getMessage(), e);
+            }
+            // The claim is kept, so the lease holds duplicates off while the store recovers.
+            LOG.log(Level.WARNING, "the outcome of {0} is returned but not stored ({1}); retries may run the "
+                    + "work again once the lease lapses", key, e.getMessage());
+            events.emit(Type.OUTCOME_NOT_STORED, attempt);
+            return false;
+        } catch (IllegalArgumentException e) {
+            // The store's own size check disagreed with its declared limit.
+            throw unstorable(token, attempt, fingerprint, "the store refused it: " + e.getMessage(), e);
+        }
+        if (!completed) {
+            events.emit(Type.LEASE_LOST, attempt);
+            throw new LeaseLostException(key, token);
+        }
+        events.emit(Type.FIRST_EXECUTION, attempt);
+        cache(fingerprint, outcome, attempt);
+        return true;
+    }
+
+    /**
+     * Stores a final failure and returns what the first caller gets: {@code answer} once it is
+     * stored (or while the store stays unavailable, the claim kept), the marker's
+     * {@link OutcomeNotStoredException} if it is over the limit or refused for good, a
+     * {@link LeaseLostException} caused by {@code cause} if another claim holds the key.
+     */
+    RuntimeException storeFinalFailure(FinalFailureException answer, Throwable cause, long token, int attempt,
+            byte[] fingerprint) {
+        byte[] outcome = engine.codec.encodeFailure(answer.code(), answer.detail());
+        if (outcome.length > engine.maxOutcomeBytes) {
+            return unstorable(token, attempt, fingerprint, "the final failure '" + answer.code() + "' is "
+                    + outcome.length + " bytes, " + overLimit(), answer);
+        }
+        try {
+            if (completeWithRetries(token, outcome)) {
+                events.emit(Type.FINAL_FAILURE_STORED, attempt);
+                cache(fingerprint, outcome, attempt);
+                return answer;
+            }
+            events.emit(Type.LEASE_LOST, attempt);
+            LeaseLostException lost = new LeaseLostException(key, token);
+            lost.initCause(cause);
+            return lost;
+        } catch (StoreUnavailableException e) {
+            if (!e.retryable()) {
+                return unstorable(token, attempt, fingerprint, "the store refused the final failure '"
+                        + answer.code() + "': " + e.getMessage(), answer);
+            }
+            answer.addSuppressed(e);
+            events.emit(Type.OUTCOME_NOT_STORED, attempt);
+            return answer;
+        } catch (IllegalArgumentException e) {
+            return unstorable(token, attempt, fingerprint, "the store refused the final failure '"
+                    + answer.code() + "': " + e.getMessage(), answer);
+        }
+    }
+
+    /**
+     * The work ran but its outcome cannot be stored: store a final marker in its place, so
+     * the key is not freed and every caller gets the same {@link OutcomeNotStoredException}.
+     * If even the marker cannot be stored the claim is kept until its lease lapses.
+     */
+    RuntimeException unstorable(long token, int attempt, byte[] fingerprint, String reason, Throwable cause) {
+        String kept = reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) + "..." : reason;
+        byte[] marker = engine.codec.encodeNotStored(kept);
+        if (marker.length > engine.maxOutcomeBytes) {
+            kept = "";
+            marker = engine.codec.encodeNotStored(kept);
+        }
+        OutcomeNotStoredException answer = new OutcomeNotStoredException(key, kept, false, cause);
+        events.emit(Type.OUTCOME_NOT_STORED, attempt);
+        try {
+            if (marker.length <= engine.maxOutcomeBytes && completeWithRetries(token, marker)) {
+                cache(fingerprint, marker, attempt);
+                LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored ({1}); "
+                        + "a marker was stored instead, so retries get the same error", key, reason);
+                return answer;
+            }
+            if (marker.length > engine.maxOutcomeBytes) {
+                LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker fits the store;"
+                        + " retries may run the work again once the lease lapses", key);
+                return answer;
+            }
+            events.emit(Type.LEASE_LOST, attempt);
+            LeaseLostException lost = new LeaseLostException(key, token);
+            lost.addSuppressed(answer);
+            return lost;
+        } catch (StoreUnavailableException | IllegalArgumentException storeFailure) {
+            answer.addSuppressed(storeFailure);
+            LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker could be stored;"
+                    + " retries may run the work again once the lease lapses", key);
+            return answer;
+        }
+    }
+
+    /** Releases the key after a failure; returns whether the release took effect. */
+    boolean release(Throwable failure, long token, int attempt) {
+        try {
+            if (engine.store.release(key, token)) {
+                return true;
+            }
+            events.emit(Type.LEASE_LOST, attempt);
+            failure.addSuppressed(new LeaseLostException(key, token));
+        } catch (RuntimeException releaseFailure) {
+            failure.addSuppressed(releaseFailure);
+        }
+        return false;
+    }
+
+    /**
+     * Gives back a key whose journal may hold steps, without freeing it: its lease is cut to
+     * {@link #HAND_BACK}, so the same request takes it over at once and resumes from the
+     * journal, while the record keeps its fingerprint and any other request gets
+     * {@link dev.idem.api.KeyReusedException}. A release would let another request claim the
+     * key, drop the journal and run the finished steps again. Returns whether it took effect.
+     */
+    boolean handBack(Throwable failure, long token, int attempt) {
+        try {
+            if (engine.store.extendLease(key, token, HAND_BACK).isPresent()) {
+                return true;
+            }
+            events.emit(Type.LEASE_LOST, attempt);
+            failure.addSuppressed(new LeaseLostException(key, token));
+        } catch (RuntimeException storeFailure) {
+            failure.addSuppressed(storeFailure);
+        }
+        return false;
+    }
+
+    void cache(byte[] fingerprint, byte[] outcome, int attempt) {
+        if (engine.nearCache != null && outcome != null) {
+            engine.nearCache.put(key, fingerprint, outcome, ttl.toNanos(), attempt);
+        }
+    }
+
+    private boolean completeWithRetries(long token, byte[] outcome) {
+        return withRetries(engine, () -> engine.store.complete(key, token, outcome, ttl));
+    }
+
+    /**
+     * Runs a fenced write, trying again on a retryable {@link StoreUnavailableException} up to
+     * the engine's {@code completeAttempts}, pausing 50 ms, 100 ms, ... in between; the one
+     * place where a write after the work waits.
+     *
+     * @throws StoreUnavailableException the last failure, if no attempt succeeded
+     */
+    static boolean withRetries(IdempotencyEngine engine, BooleanSupplier write) {
+        StoreUnavailableException last = null;
+        for (int i = 0; i < engine.completeAttempts; i++) {
+            try {
+                return write.getAsBoolean();
+            } catch (StoreUnavailableException e) {
+                last = e;
+                if (!e.retryable() || i + 1 == engine.completeAttempts) {
+                    break;
+                }
+                try {
+                    engine.sleeper.sleep(Duration.ofMillis(50L << i));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        throw last;
+    }
+}
