@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The asynchronous driver of one {@link Execution}: the same steps as the blocking call
@@ -46,6 +47,9 @@ final class AsyncExecution<T> {
     private final Executor executor;
     private final Scheduler scheduler;
     private final CompletableFuture<Result<T>> answer = new CompletableFuture<>();
+    private final AtomicBoolean released = new AtomicBoolean();
+    /** Whether the work was started: its end, not the answer, then frees the call's slot. */
+    private volatile boolean running;
     private byte[] fingerprint;
     private Execution<T>.Waiting waiting;
 
@@ -59,6 +63,11 @@ final class AsyncExecution<T> {
     }
 
     CompletableFuture<Result<T>> start(Object request) {
+        answer.whenComplete((r, e) -> {
+            if (!running) {
+                release();
+            }
+        });
         try {
             fingerprint = execution.fingerprint(request);
             Result<T> cached = execution.fromNearCache(fingerprint);
@@ -121,7 +130,15 @@ final class AsyncExecution<T> {
         }
     }
 
+    /** Frees this call's slot among the engine's {@code maxAsyncCalls}, once. */
+    private void release() {
+        if (released.compareAndSet(false, true)) {
+            engine.async.release();
+        }
+    }
+
     private void run(ClaimResult claim, long beforeClaim) {
+        running = true;
         StepContext ctx = execution.begin(claim, beforeClaim, null);
         Heartbeat heartbeat = new Heartbeat(engine, key, ctx, execution.lease(), engine.async.maxPending, executor,
                 scheduler);
@@ -144,6 +161,7 @@ final class AsyncExecution<T> {
     private void end(StepContext ctx, Heartbeat heartbeat, T value, Throwable failure) {
         heartbeat.stop();
         ctx.close();
+        release();
         if (failure instanceof CancellationException) {
             LOG.log(Level.WARNING, "the asynchronous work of {0} was cancelled; its effect may still be under way, so"
                     + " the claim is kept until its lease lapses (then a retry takes the key over)", key);

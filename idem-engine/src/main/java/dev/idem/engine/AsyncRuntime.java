@@ -30,18 +30,43 @@ final class AsyncRuntime {
     private final Executor givenExecutor;
     private final Scheduler givenScheduler;
     final Duration maxPending;
+    final int maxCalls;
+    private final AtomicInteger inFlight = new AtomicInteger();
     private volatile Executor executor;
     private volatile Scheduler scheduler;
     private ExecutorService ownedExecutor;
     private ScheduledThreadPoolExecutor ownedTimer;
     private boolean closed;
 
-    AsyncRuntime(Executor executor, Scheduler scheduler, Duration maxPending) {
+    AsyncRuntime(Executor executor, Scheduler scheduler, Duration maxPending, int maxCalls) {
+        this.maxCalls = maxCalls;
         this.givenExecutor = executor;
         this.givenScheduler = scheduler;
         this.maxPending = maxPending;
         this.executor = executor;
         this.scheduler = scheduler;
+    }
+
+    /** Takes one of the {@code maxCalls} slots; false if all are taken. */
+    boolean acquire() {
+        while (true) {
+            int n = inFlight.get();
+            if (n >= maxCalls) {
+                return false;
+            }
+            if (inFlight.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    void release() {
+        inFlight.decrementAndGet();
+    }
+
+    /** Asynchronous calls in flight now. */
+    int inFlight() {
+        return inFlight.get();
     }
 
     Executor executor() {

@@ -173,7 +173,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.listener = b.listener;
         this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.ticker) : null;
         this.completeAttempts = b.completeAttempts;
-        this.async = new AsyncRuntime(b.asyncExecutor, b.scheduler, b.maxPendingWork);
+        this.async = new AsyncRuntime(b.asyncExecutor, b.scheduler, b.maxPendingWork, b.maxAsyncCalls);
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
         StoreCapabilities capabilities = store.capabilities();
         int storeHolds = capabilities.maxOutcomeBytes();
@@ -563,6 +563,9 @@ public final class IdempotencyEngine implements AutoCloseable {
         Execution<T> execution = new Execution<T>(this, key, type, options, Execution.plain(ctx -> {
             throw new IllegalStateException("an asynchronous call has no blocking work");
         }), false);
+        if (!async.acquire()) {
+            return CompletableFuture.failedFuture(new AsyncCallsFullException(async.maxCalls));
+        }
         return new AsyncExecution<>(this, key, execution, work).start(request);
     }
 
@@ -601,6 +604,9 @@ public final class IdempotencyEngine implements AutoCloseable {
      * (see {@link Builder#maxPendingWork}).
      */
     public static final Duration DEFAULT_MAX_PENDING_WORK = Duration.ofMinutes(5);
+
+    /** How many asynchronous calls an engine has in flight at most by default (see {@link Builder#maxAsyncCalls}). */
+    public static final int DEFAULT_MAX_ASYNC_CALLS = 10_000;
 
     static Duration positive(String name, Duration d) {
         Objects.requireNonNull(d, name);
@@ -645,6 +651,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         private Executor asyncExecutor;
         private Scheduler scheduler;
         private Duration maxPendingWork = DEFAULT_MAX_PENDING_WORK;
+        private int maxAsyncCalls = DEFAULT_MAX_ASYNC_CALLS;
         private final java.util.Set<String> set = new java.util.HashSet<>();
 
         private Builder() {
@@ -971,6 +978,26 @@ public final class IdempotencyEngine implements AutoCloseable {
         public Builder maxPendingWork(Duration maxPending) {
             once("maxPendingWork");
             this.maxPendingWork = positive("maxPendingWork", maxPending);
+            return this;
+        }
+
+        /**
+         * The most asynchronous calls in flight at once (default
+         * {@link IdempotencyEngine#DEFAULT_MAX_ASYNC_CALLS}): a call counts from
+         * {@code executeAsync} until its answer completes, or, if its caller cancelled it while
+         * its work runs, until that work ends. A call beyond the bound is answered at once with
+         * {@link AsyncCallsFullException}; it claims nothing and runs nothing.
+         *
+         * @param max at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if {@code max} is less than 1
+         */
+        public Builder maxAsyncCalls(int max) {
+            once("maxAsyncCalls");
+            if (max < 1) {
+                throw new IllegalArgumentException("maxAsyncCalls must be at least 1 but was " + max);
+            }
+            this.maxAsyncCalls = max;
             return this;
         }
 

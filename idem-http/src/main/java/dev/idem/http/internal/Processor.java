@@ -273,6 +273,11 @@ public final class Processor {
             return Problem.of(r.httpStatus(), "store-unavailable", "Service unavailable",
                     "the idempotency store is unavailable; retry later", config.storeRetryAfter(), Map.of());
         }
+        if (e instanceof dev.idem.engine.AsyncCallsFullException r) {
+            // Nothing was claimed or run: the same request may come back once the burst has passed.
+            return Problem.of(r.httpStatus(), "too-busy", "Service unavailable",
+                    "too many idempotent requests are in flight; retry later", config.storeRetryAfter(), Map.of());
+        }
         if (e instanceof InvalidRequestException r) {
             return invalidRequest(r);
         }
