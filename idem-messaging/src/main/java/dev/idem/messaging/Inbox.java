@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.type.TypeFactory;
 import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
+import dev.idem.api.InvalidIdempotencyKeyException;
+import dev.idem.api.InvalidRequestException;
 import dev.idem.api.KeyReusedException;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.ReplayedFailureException;
@@ -15,6 +17,7 @@ import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.FailureClassifier;
 import dev.idem.engine.FailureDecision;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.RequestSerializationException;
 import dev.idem.engine.Result;
 import dev.idem.messaging.internal.Envelope;
 import java.lang.System.Logger.Level;
@@ -22,6 +25,7 @@ import java.lang.reflect.Type;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Handles each delivered message once per event id, on any idem store: the consumer half of
@@ -143,22 +147,42 @@ public final class Inbox<R> {
      * @param payload the message body; fingerprinted by the engine's rules: {@code byte[]} as it
      *     is, a {@code String} as JSON text, other objects as their JSON form (null allowed)
      * @return what became of the event; acknowledge the delivery
-     * @throws dev.idem.api.InvalidIdempotencyKeyException if source or event id is invalid
-     *     (a poison message: park it rather than redeliver it)
+     * @throws PoisonMessageException if the source or event id is not a valid key part, or the
+     *     engine refused the payload (over {@code maxRequestBytes}, malformed JSON text): nothing
+     *     ran; park the message and acknowledge it rather than redeliver it
      * @throws RuntimeException a transient failure, an in-progress duplicate or an unavailable
      *     store: do not acknowledge, so the broker redelivers
      */
     public Delivery<R> handle(String source, String eventId, Object payload) {
-        IdempotencyKey key = IdempotencyKey.of(source, consumer, eventId);
+        IdempotencyKey key;
+        try {
+            key = IdempotencyKey.of(source, consumer, eventId);
+        } catch (InvalidIdempotencyKeyException e) {
+            throw new PoisonMessageException(PoisonMessageException.Reason.INVALID_KEY,
+                    "delivery to " + consumer + " has an invalid source or event id: " + e.getMessage(), e);
+        }
+        // Set once the handler's execution starts: an invalid-request failure before it is the
+        // engine refusing this payload; after it, it is the handler's own failure.
+        AtomicBoolean started = new AtomicBoolean();
         Result<Envelope<R>> result;
         try {
             if (transactional == null) {
-                result = engine.execute(key, payload, envelopeType, options,
-                        ctx -> run(new InboxMessage(source, eventId, payload, ctx), null));
+                result = engine.execute(key, payload, envelopeType, options, ctx -> {
+                    started.set(true);
+                    return run(new InboxMessage(source, eventId, payload, ctx), null);
+                });
             } else {
-                result = engine.executeAtomically(key, payload, envelopeType, options,
-                        (ctx, completion) -> run(new InboxMessage(source, eventId, payload, ctx), completion));
+                result = engine.executeAtomically(key, payload, envelopeType, options, (ctx, completion) -> {
+                    started.set(true);
+                    return run(new InboxMessage(source, eventId, payload, ctx), completion);
+                });
             }
+        } catch (InvalidRequestException | RequestSerializationException e) {
+            if (started.get()) {
+                throw e;
+            }
+            throw new PoisonMessageException(PoisonMessageException.Reason.INVALID_PAYLOAD,
+                    "the payload of event " + eventId + " from " + source + " was refused: " + e.getMessage(), e);
         } catch (KeyReusedException e) {
             emit(InboxEvent.Type.MISMATCH, source, eventId, 0);
             onMismatch.onMismatch(new Mismatch(source, consumer, eventId, payload));

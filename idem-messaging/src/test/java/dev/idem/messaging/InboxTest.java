@@ -249,6 +249,48 @@ class InboxTest {
     }
 
     @Test
+    void aDeliveryWithAnInvalidEventIdOrAnOversizedPayloadIsPoisonAndNothingRuns() {
+        AtomicInteger runs = new AtomicInteger();
+        Inbox<String> inbox = Inbox.builder(String.class)
+                .engine(IdempotencyEngine.builder().store(store).maxRequestBytes(8).build())
+                .consumer("ledger").handler(m -> "run-" + runs.incrementAndGet()).build();
+
+        assertThatThrownBy(() -> inbox.handle("payments", "", bytes("{}")))
+                .isInstanceOfSatisfying(PoisonMessageException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(PoisonMessageException.Reason.INVALID_KEY);
+                    assertThat(e.getCause()).isInstanceOf(dev.idem.api.InvalidIdempotencyKeyException.class);
+                    assertThat(e.httpStatus()).isEqualTo(400);
+                });
+        assertThatThrownBy(() -> inbox.handle("pay\nments", "evt-1", bytes("{}")))
+                .isInstanceOf(PoisonMessageException.class);
+        assertThatThrownBy(() -> inbox.handle("payments", "evt-1", bytes("123456789")))
+                .isInstanceOfSatisfying(PoisonMessageException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(PoisonMessageException.Reason.INVALID_PAYLOAD);
+                    assertThat(e.httpStatus()).isEqualTo(413);
+                });
+
+        assertThat(runs).hasValue(0);
+        // Nothing was stored: the event id is still free for a valid delivery.
+        assertThat(inbox.handle("payments", "evt-1", bytes("12345678")).result()).isEqualTo("run-1");
+    }
+
+    @Test
+    void theSameExceptionTypesThrownByTheHandlerAreHandlerFailuresNotPoison() {
+        AtomicInteger runs = new AtomicInteger();
+        Inbox<String> inbox = inbox(m -> {
+            if (runs.incrementAndGet() == 1) {
+                throw new dev.idem.api.InvalidRequestException("downstream refused the request");
+            }
+            return "ok";
+        }).build();
+
+        assertThatThrownBy(() -> inbox.handle("payments", "evt-1", bytes("{}")))
+                .isExactlyInstanceOf(dev.idem.api.InvalidRequestException.class);
+        assertThat(inbox.handle("payments", "evt-1", bytes("{}")).result()).isEqualTo("ok");
+        assertThat(runs).hasValue(2);
+    }
+
+    @Test
     void builderValidates() {
         assertThatThrownBy(() -> Inbox.builder(String.class).store(store).handler(m -> "").build())
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("consumer");

@@ -40,7 +40,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * Outcome values: {@code executed}, {@code replayed}, {@code in_progress_conflict},
  * {@code key_reused}, {@code lease_taken_over}, {@code lease_lost},
  * {@code released_on_transient_failure}, {@code final_failure_stored},
- * {@code outcome_not_stored} (see {@link #outcome(IdempotencyEvent.Type)}). The scope (tenant)
+ * {@code outcome_not_stored} (see {@link #outcome(IdempotencyEvent.Type)}). The {@code operation}
+ * tag is bounded: after {@link Builder#maxOperations} distinct operations (default
+ * {@value #DEFAULT_MAX_OPERATIONS}) further ones are recorded as {@value #OTHER_OPERATION}, with one
+ * warning in the log, because an operation built from raw URL paths (idem-http's default
+ * {@code RouteResolver.path()}) would otherwise add series for every order id. The scope (tenant)
  * and the client key are never tags unless {@link Builder#tagScope} or {@link Builder#tagKey}
  * opts in: both grow without bound and would flood the registry.
  *
@@ -55,12 +59,17 @@ public final class IdempotencyMetrics implements IdempotencyListener {
     public static final String REPLAY = "idem.replay";
     /** Distribution of a replayed record's age. */
     public static final String RECORD_AGE = "idem.replay.record.age";
+    /** How many distinct operations get their own tag value unless the builder says otherwise. */
+    public static final int DEFAULT_MAX_OPERATIONS = 100;
+    /** The operation tag of every operation past the bound. */
+    public static final String OTHER_OPERATION = "other";
 
     private final MeterRegistry registry;
     private final Tags common;
     private final boolean tagScope;
     private final boolean tagKey;
     private final boolean histogram;
+    private final OperationBound operations;
     // Meters for the default tag set, so the hot path avoids the registry's lookup.
     private final Map<String, Meters> byOperation = new ConcurrentHashMap<>();
 
@@ -70,6 +79,7 @@ public final class IdempotencyMetrics implements IdempotencyListener {
         this.tagScope = b.tagScope;
         this.tagKey = b.tagKey;
         this.histogram = b.histogram;
+        this.operations = new OperationBound(b.maxOperations);
     }
 
     /**
@@ -123,8 +133,9 @@ public final class IdempotencyMetrics implements IdempotencyListener {
     @Override
     public void onEvent(IdempotencyEvent event) {
         Meters meters;
+        String operation = operations.tag(event.operation());
         if (tagScope || tagKey) {
-            Tags tags = common.and("operation", event.operation());
+            Tags tags = common.and("operation", operation);
             if (tagScope) {
                 tags = tags.and("scope", event.scope());
             }
@@ -133,10 +144,11 @@ public final class IdempotencyMetrics implements IdempotencyListener {
             }
             meters = new Meters(tags);
         } else {
-            meters = byOperation.computeIfAbsent(event.operation(), op -> new Meters(common.and("operation", op)));
+            meters = byOperation.computeIfAbsent(operation, op -> new Meters(common.and("operation", op)));
         }
         meters.record(event);
     }
+
 
     private static boolean ranTheWork(IdempotencyEvent.Type type) {
         switch (type) {
@@ -221,6 +233,7 @@ public final class IdempotencyMetrics implements IdempotencyListener {
         private boolean tagScope;
         private boolean tagKey;
         private boolean histogram = true;
+        private int maxOperations = DEFAULT_MAX_OPERATIONS;
         private final java.util.Set<String> set = new java.util.HashSet<>();
 
         private Builder(MeterRegistry registry) {
@@ -304,6 +317,21 @@ public final class IdempotencyMetrics implements IdempotencyListener {
         public Builder recordAgeHistogram(boolean enabled) {
             once("recordAgeHistogram");
             this.histogram = enabled;
+            return this;
+        }
+
+        /**
+         * How many distinct operations get their own {@code operation} tag value; later ones are
+         * tagged {@value IdempotencyMetrics#OTHER_OPERATION}.
+         *
+         * @param max at least 1 (default {@value IdempotencyMetrics#DEFAULT_MAX_OPERATIONS})
+         * @return this builder
+         * @throws IllegalArgumentException if {@code max} is less than 1
+         */
+        public Builder maxOperations(int max) {
+            once("maxOperations");
+            new OperationBound(max);
+            this.maxOperations = max;
             return this;
         }
 

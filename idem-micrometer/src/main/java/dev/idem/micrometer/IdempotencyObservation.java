@@ -43,7 +43,9 @@ import java.util.function.Supplier;
  * </ul>
  * An engine call that is not observed (the engine called directly) still counts: each of its
  * events is recorded as a momentary {@value #EXECUTION} observation named after the key's
- * operation, so counts are right but durations are zero; observe the call to time it. The
+ * operation (bounded like {@link IdempotencyMetrics}' tag: past {@link Builder#maxOperations}
+ * distinct operations they are named {@value IdempotencyMetrics#OTHER_OPERATION}), so counts are
+ * right but durations are zero; observe the call to time it and name it after its route. The
  * scope (tenant) and the raw key are never recorded.
  *
  * <p>Thread-safe.
@@ -77,11 +79,13 @@ public final class IdempotencyObservation {
     private final ObservationRegistry registry;
     private final String storeKind;
     private final IdempotencyObservationConvention convention;
+    private final OperationBound operations;
 
     private IdempotencyObservation(Builder b) {
         this.registry = b.registry;
         this.storeKind = b.storeKind;
         this.convention = b.convention;
+        this.operations = new OperationBound(b.maxOperations);
     }
 
     /**
@@ -136,7 +140,7 @@ public final class IdempotencyObservation {
         IdempotencyObservationContext context = current(event);
         boolean momentary = context == null;
         if (momentary) {
-            context = new IdempotencyObservationContext(event.operation(), storeKind,
+            context = new IdempotencyObservationContext(operations.tag(event.operation()), storeKind,
                     IdempotencyKey.of(event.scope(), event.operation(), event.key()));
         }
         if (event.type() == IdempotencyEvent.Type.LEASE_TAKEN_OVER) {
@@ -200,6 +204,7 @@ public final class IdempotencyObservation {
         private final ObservationRegistry registry;
         private String storeKind = "unknown";
         private IdempotencyObservationConvention convention;
+        private int maxOperations = IdempotencyMetrics.DEFAULT_MAX_OPERATIONS;
         private final java.util.Set<String> set = new java.util.HashSet<>();
 
         private Builder(ObservationRegistry registry) {
@@ -240,6 +245,21 @@ public final class IdempotencyObservation {
         public Builder convention(IdempotencyObservationConvention convention) {
             once("convention");
             this.convention = Objects.requireNonNull(convention, "convention");
+            return this;
+        }
+
+        /**
+         * How many distinct key operations name the momentary observations of calls that are
+         * not observed; later ones are named {@value IdempotencyMetrics#OTHER_OPERATION}.
+         *
+         * @param max at least 1 (default {@value IdempotencyMetrics#DEFAULT_MAX_OPERATIONS})
+         * @return this builder
+         * @throws IllegalArgumentException if {@code max} is less than 1
+         */
+        public Builder maxOperations(int max) {
+            once("maxOperations");
+            new OperationBound(max);
+            this.maxOperations = max;
             return this;
         }
 

@@ -128,6 +128,27 @@ class IdempotencyMetricsTest {
     }
 
     @Test
+    void operationsPastTheBoundShareOneTagValue() {
+        IdempotencyEngine engine = engine(IdempotencyMetrics.builder(registry).storeKind("memory")
+                .maxOperations(3).build());
+        // Operations built from raw paths, as idem-http's default route resolver makes them.
+        for (int order = 0; order < 50; order++) {
+            engine.execute(IdempotencyKey.of("t", "POST /orders/" + order, "k"), "{}", ctx -> "ok");
+        }
+        engine.execute(IdempotencyKey.of("t", "POST /orders/1", "k2"), "{}", ctx -> "ok");
+        List<String> operations = registry.get(IdempotencyMetrics.EVENTS).counters().stream()
+                .map(c -> c.getId().getTag("operation")).distinct().sorted().toList();
+        assertThat(operations).containsExactlyInAnyOrder(IdempotencyMetrics.OTHER_OPERATION, "POST /orders/0",
+                "POST /orders/1", "POST /orders/2");
+        assertThat(registry.get(IdempotencyMetrics.EVENTS).tags("operation", "other", "outcome", "executed")
+                .counter().count()).isEqualTo(47);
+        assertThat(registry.get(IdempotencyMetrics.EVENTS).tags("operation", "POST /orders/1", "outcome", "executed")
+                .counter().count()).isEqualTo(2);
+        assertThatThrownBy(() -> IdempotencyMetrics.builder(registry).maxOperations(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1");
+    }
+
+    @Test
     void scopeAndKeyTagsAreOptIn() {
         IdempotencyEngine engine = engine(IdempotencyMetrics.builder(registry).storeKind("memory")
                 .tagScope(true).tagKey(true).tags(Tags.of("app", "shop")).build());

@@ -69,6 +69,25 @@ class IdempotencyObservationTest {
     }
 
     @Test
+    void unobservedCallsOfRawPathsStopAddingNamesPastTheBound() {
+        ObservationRegistry bounded = ObservationRegistry.create();
+        bounded.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+        IdempotencyObservation o = IdempotencyObservation.builder(bounded).storeKind("memory").maxOperations(2)
+                .build();
+        IdempotencyEngine e = IdempotencyEngine.builder().store(MemoryIdempotencyStore.create())
+                .listener(o.listener()).build();
+        for (int order = 0; order < 20; order++) {
+            e.execute(IdempotencyKey.of("s", "POST /orders/" + order, "k"), "{}", c -> 1);
+        }
+        assertThat(meters.getMeters()).map(m -> m.getId().getTag(IdempotencyObservation.OPERATION))
+                .filteredOn(java.util.Objects::nonNull).containsOnly("POST /orders/0", "POST /orders/1",
+                        IdempotencyMetrics.OTHER_OPERATION);
+        assertThat(executions(IdempotencyMetrics.OTHER_OPERATION, "executed")).isEqualTo(18);
+        assertThatThrownBy(() -> IdempotencyObservation.builder(bounded).maxOperations(0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aCallInsideAnObservedOneIsNotMistakenForIt() {
         IdempotencyKey outer = IdempotencyKey.of("s", "outer", "k");
         IdempotencyKey inner = IdempotencyKey.of("s", "inner", "k");

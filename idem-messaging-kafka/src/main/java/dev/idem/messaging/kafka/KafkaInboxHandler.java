@@ -1,89 +1,191 @@
 package dev.idem.messaging.kafka;
 
-import dev.idem.messaging.Delivery;
 import dev.idem.messaging.Inbox;
+import dev.idem.messaging.PoisonMessageException;
+import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
 
 /**
- * Runs Kafka records through an {@link Inbox} and commits each record's offset only after the
- * inbox completed it, so a consumer that dies before the commit gets the record again and the
- * inbox acknowledges the repeat without running the handler.
+ * Runs a poll's Kafka records through an {@link Inbox} and commits offsets only past records
+ * the inbox completed or that were parked, so nothing is skipped and the inbox turns every
+ * redelivery into an acknowledgement that runs nothing.
+ *
+ * <h2>One poll ({@link #handle})</h2>
+ * Records are handled partition by partition in offset order. A record whose inbox call throws
+ * (a transient handler failure, the event in progress elsewhere, the store down) stops its
+ * partition; the other partitions go on. A poison record ({@link PoisonMessageException}: an
+ * invalid {@link KafkaHeaders#EVENT_ID} or source, a value over the engine's
+ * {@code maxRequestBytes}) is parked by the {@link PoisonRecordHandler} (by default on the
+ * {@code <topic>.DLT} dead-letter topic) and counts as done; if parking fails it stops its
+ * partition like a failure. Then one {@code commitSync} commits every partition's progress.
+ * After any failure (inbox, parking, or the commit itself, for example a
+ * {@code TimeoutException} or {@code RebalanceInProgressException}) every partition of the poll
+ * that is still assigned is sought back to its first record whose offset was not committed, so
+ * the next poll delivers it again and no later commit can pass over it.
+ *
+ * <h2>What is promised</h2>
+ * A record is never committed before the inbox completed it or it was parked, so no record is
+ * lost. A record may be delivered again (after a failure, a crash, a commit that failed or a
+ * rebalance); the inbox acknowledges the repeat without running the handler (exactly once in
+ * transactional mode; see {@link Inbox} for a plain handler).
  *
  * <p>The inbox's source is the {@link KafkaHeaders#SOURCE} header, or the topic; the event id
  * is the {@link KafkaHeaders#EVENT_ID} header, or {@code topic-partition-offset} for records
  * not written by an idem outbox (which deduplicates redeliveries but not a producer's own
- * retries). The payload is the record value as bytes.
+ * retries). The payload is the record value as bytes (empty for a null value).
  *
  * <p>Use it from the consumer's polling thread (Kafka consumers are single-threaded); run the
- * consumer with {@code enable.auto.commit=false}.
+ * consumer with {@code enable.auto.commit=false}. {@link WakeupException} and
+ * {@link InterruptException} propagate after the seek; an {@link Error} propagates at once.
  *
  * @param <R> the inbox's result type
  */
 public final class KafkaInboxHandler<R> {
+    private static final System.Logger LOG = System.getLogger(KafkaInboxHandler.class.getName());
+
     private final Inbox<R> inbox;
+    private final PoisonRecordHandler poison;
+    private final Duration commitTimeout;
+
+    private KafkaInboxHandler(Builder<R> b) {
+        this.inbox = b.inbox;
+        this.poison = b.poison;
+        this.commitTimeout = b.commitTimeout;
+    }
 
     /**
-     * A handler over {@code inbox}.
+     * A builder for a handler over {@code inbox}; it needs a place for poison records
+     * ({@link Builder#deadLetterTopic} or {@link Builder#onPoison}).
      *
+     * @param <R> the inbox's result type
      * @param inbox the inbox
+     * @return the builder
      */
-    public KafkaInboxHandler(Inbox<R> inbox) {
-        this.inbox = Objects.requireNonNull(inbox, "inbox");
+    public static <R> Builder<R> builder(Inbox<R> inbox) {
+        return new Builder<>(Objects.requireNonNull(inbox, "inbox"));
     }
 
     /**
-     * Handles one record; when the inbox returns, commits {@code offset + 1} of its partition
-     * synchronously. When the inbox throws (a transient failure, an event in progress
-     * elsewhere, the store down), seeks the partition back to this record, so the next poll
-     * delivers it again, and rethrows.
-     *
-     * @param consumer the consumer the record came from
-     * @param record the record
-     * @return what became of the event
-     */
-    public Delivery<R> handle(Consumer<byte[], byte[]> consumer, ConsumerRecord<byte[], byte[]> record) {
-        TopicPartition partition = new TopicPartition(record.topic(), record.partition());
-        Delivery<R> delivery;
-        try {
-            delivery = inbox.handle(source(record), eventId(record), record.value() == null ? new byte[0]
-                    : record.value());
-        } catch (RuntimeException e) {
-            consumer.seek(partition, record.offset());
-            throw e;
-        }
-        consumer.commitSync(Map.of(partition, new OffsetAndMetadata(record.offset() + 1)));
-        return delivery;
-    }
-
-    /**
-     * Polls once and handles the records in order, partition by partition; a partition stops at
-     * its first failing record (which the next poll delivers again), the others go on.
+     * Polls once and {@linkplain #handle handles} the records.
      *
      * @param consumer the consumer
      * @param timeout the poll timeout
-     * @return how many records were handled and committed
+     * @return what became of the records
      */
-    public int pollOnce(Consumer<byte[], byte[]> consumer, Duration timeout) {
-        ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
-        int done = 0;
+    public PollResult pollOnce(Consumer<byte[], byte[]> consumer, Duration timeout) {
+        return handle(consumer, consumer.poll(timeout));
+    }
+
+    /**
+     * Handles the records of one poll of {@code consumer}, commits what was done, and seeks back
+     * where something was not (see the class Javadoc).
+     *
+     * @param consumer the consumer that polled them
+     * @param records the poll's records
+     * @return what became of the records
+     */
+    public PollResult handle(Consumer<byte[], byte[]> consumer, ConsumerRecords<byte[], byte[]> records) {
+        if (records.isEmpty()) {
+            return PollResult.EMPTY;
+        }
+        Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+        RuntimeException failure = null;
+        int parked = 0;
+        int committed = 0;
         for (TopicPartition partition : records.partitions()) {
             for (ConsumerRecord<byte[], byte[]> record : records.records(partition)) {
                 try {
-                    handle(consumer, record);
-                    done++;
+                    if (handleOne(record)) {
+                        parked++;
+                    }
                 } catch (RuntimeException e) {
+                    failure = first(failure, e);
                     break;
                 }
+                done.put(partition, new OffsetAndMetadata(record.offset() + 1));
+                committed++;
             }
         }
-        return done;
+        if (!done.isEmpty()) {
+            try {
+                consumer.commitSync(done, commitTimeout);
+            } catch (RuntimeException e) {
+                // The commit may or may not have landed: treat nothing as committed, so every
+                // handled record comes back and the inbox acknowledges it.
+                failure = first(failure, e);
+                done.clear();
+                committed = 0;
+                parked = 0;
+            }
+        }
+        if (failure != null) {
+            seekBack(consumer, records, done);
+            LOG.log(Level.DEBUG, "kafka inbox: {0} of {1} records committed; the rest is redelivered: {2}",
+                    committed, records.count(), failure);
+            if (failure instanceof WakeupException || failure instanceof InterruptException) {
+                throw failure;
+            }
+        }
+        return new PollResult(committed, parked, records.count() - committed, failure);
+    }
+
+    /** Handles one record; true if it was poison and parked. */
+    private boolean handleOne(ConsumerRecord<byte[], byte[]> record) {
+        try {
+            inbox.handle(source(record), eventId(record), record.value() == null ? new byte[0] : record.value());
+            return false;
+        } catch (PoisonMessageException e) {
+            try {
+                poison.park(record, e);
+            } catch (RuntimeException parkFailure) {
+                parkFailure.addSuppressed(e);
+                throw parkFailure;
+            } catch (Exception parkFailure) {
+                IllegalStateException wrapped = new IllegalStateException("could not park poison record "
+                        + record.topic() + "-" + record.partition() + "@" + record.offset(), parkFailure);
+                wrapped.addSuppressed(e);
+                throw wrapped;
+            }
+            LOG.log(Level.WARNING, "kafka inbox: parked poison record {0}-{1}@{2}: {3}", record.topic(),
+                    record.partition(), record.offset(), e.getMessage());
+            return true;
+        }
+    }
+
+    private static void seekBack(Consumer<byte[], byte[]> consumer, ConsumerRecords<byte[], byte[]> records,
+            Map<TopicPartition, OffsetAndMetadata> committed) {
+        Set<TopicPartition> assigned = new HashSet<>(consumer.assignment());
+        for (TopicPartition partition : records.partitions()) {
+            if (!assigned.contains(partition)) {
+                continue; // revoked: its next owner starts from the committed offset
+            }
+            OffsetAndMetadata at = committed.get(partition);
+            List<ConsumerRecord<byte[], byte[]>> polled = records.records(partition);
+            consumer.seek(partition, at != null ? at.offset() : polled.get(0).offset());
+        }
+    }
+
+    private static RuntimeException first(RuntimeException failure, RuntimeException e) {
+        if (failure == null) {
+            return e;
+        }
+        failure.addSuppressed(e);
+        return failure;
     }
 
     private static String source(ConsumerRecord<byte[], byte[]> record) {
@@ -94,5 +196,118 @@ public final class KafkaInboxHandler<R> {
     private static String eventId(ConsumerRecord<byte[], byte[]> record) {
         String id = KafkaHeaders.text(record.headers(), KafkaHeaders.EVENT_ID);
         return id != null ? id : record.topic() + "-" + record.partition() + "-" + record.offset();
+    }
+
+    /**
+     * Validating builder: each setter checks its argument at once and may be called once;
+     * exactly one of {@link #deadLetterTopic} and {@link #onPoison} is required.
+     *
+     * @param <R> the inbox's result type
+     */
+    public static final class Builder<R> {
+        private final Inbox<R> inbox;
+        private final Set<String> set = new HashSet<>();
+        private PoisonRecordHandler poison;
+        private Duration commitTimeout = Duration.ofSeconds(30);
+        private Duration sendTimeout = Duration.ofSeconds(30);
+        private Producer<byte[], byte[]> producer;
+        private UnaryOperator<String> naming;
+
+        private Builder(Inbox<R> inbox) {
+            this.inbox = inbox;
+        }
+
+        private void once(String name) {
+            if (!set.add(name)) {
+                throw new IllegalStateException(name + " was already set");
+            }
+        }
+
+        private static Duration positive(String name, Duration d) {
+            Objects.requireNonNull(d, name);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive but was " + d);
+            }
+            return d;
+        }
+
+        /**
+         * Parks poison records on the dead-letter topic {@code <topic>.DLT} through
+         * {@code producer} (byte-array keys and values; use {@code acks=all}), with the original
+         * topic, partition, offset and reason in headers (see {@link KafkaHeaders}).
+         *
+         * @param producer the producer; the caller's, never closed here
+         * @return this builder
+         */
+        public Builder<R> deadLetterTopic(Producer<byte[], byte[]> producer) {
+            return deadLetterTopic(producer, topic -> topic + ".DLT");
+        }
+
+        /**
+         * Like {@link #deadLetterTopic(Producer)}, with the dead-letter topic named by {@code naming}.
+         *
+         * @param producer the producer; the caller's, never closed here
+         * @param naming the dead-letter topic for a record's topic
+         * @return this builder
+         */
+        public Builder<R> deadLetterTopic(Producer<byte[], byte[]> producer, UnaryOperator<String> naming) {
+            once("poison");
+            this.producer = Objects.requireNonNull(producer, "producer");
+            this.naming = Objects.requireNonNull(naming, "naming");
+            return this;
+        }
+
+        /**
+         * Parks poison records with {@code handler} instead of a dead-letter topic.
+         *
+         * @param handler the handler
+         * @return this builder
+         */
+        public Builder<R> onPoison(PoisonRecordHandler handler) {
+            once("poison");
+            this.poison = Objects.requireNonNull(handler, "onPoison");
+            return this;
+        }
+
+        /**
+         * How long {@code commitSync} may take before it counts as failed (default 30 s).
+         *
+         * @param timeout positive
+         * @return this builder
+         */
+        public Builder<R> commitTimeout(Duration timeout) {
+            once("commitTimeout");
+            this.commitTimeout = positive("commitTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * How long a dead-letter send may wait for the broker's acknowledgement (default 30 s).
+         *
+         * @param timeout positive
+         * @return this builder
+         */
+        public Builder<R> deadLetterTimeout(Duration timeout) {
+            once("deadLetterTimeout");
+            this.sendTimeout = positive("deadLetterTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * Builds the handler.
+         *
+         * @return the handler
+         * @throws IllegalStateException if neither a dead-letter topic nor a poison handler was given
+         */
+        public KafkaInboxHandler<R> build() {
+            if (producer != null) {
+                poison = new DeadLetterTopic(producer, naming, sendTimeout);
+            }
+            if (poison == null) {
+                throw new IllegalStateException("a place for poison records is required: deadLetterTopic(producer)"
+                        + " or onPoison(handler)");
+            }
+            return new KafkaInboxHandler<>(this);
+        }
     }
 }

@@ -1,7 +1,8 @@
 /**
  * Thin Kafka adapters for idem messaging: {@link dev.idem.messaging.kafka.KafkaInboxHandler}
- * runs consumer records through an {@link dev.idem.messaging.Inbox} and commits each offset
- * only after the inbox completed, and {@link dev.idem.messaging.kafka.KafkaPublisher} publishes
+ * runs consumer records through an {@link dev.idem.messaging.Inbox}, parks poison records on a
+ * dead-letter topic, and commits an offset only past records completed or parked, and
+ * {@link dev.idem.messaging.kafka.KafkaPublisher} publishes
  * outbox records with their event id in a header.
  *
  * <p>Nullness: every parameter and return value in this package is non-null unless its

@@ -13,24 +13,47 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
-import org.apache.kafka.server.common.Features;
+import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
 
 /**
  * One Kafka broker in KRaft mode (broker and controller in one node) in this JVM, from the
  * Maven artifacts: the log directory is formatted as {@code kafka-storage format} would, then
- * {@link KafkaRaftServer} starts. Started once per test JVM on first use, stopped by a
- * shutdown hook. Settings are the smallest that work on one node (replication factor 1, one
- * offsets partition, no rebalance delay).
+ * {@link KafkaRaftServer} starts. {@link #shared()} is started once per test JVM on first use
+ * and stopped by a shutdown hook; a test may stop and restart it (test classes run one at a
+ * time), or start a broker of its own with {@link #start()}. Settings are the smallest that work on one node (replication factor 1, one
+ * offsets partition, no rebalance delay). A restart keeps the log directory and the ports.
  */
-final class EmbeddedKafka {
+final class EmbeddedKafka implements AutoCloseable {
     private static final class Holder {
-        static final EmbeddedKafka INSTANCE = new EmbeddedKafka();
+        static final EmbeddedKafka SHARED = start();
+
+        static {
+            Runtime.getRuntime().addShutdownHook(new Thread(SHARED::close));
+        }
     }
 
+    private final KafkaConfig config;
     private final String bootstrap;
+    private KafkaRaftServer server;
 
-    private EmbeddedKafka() {
+    private EmbeddedKafka(KafkaConfig config, String bootstrap) {
+        this.config = config;
+        this.bootstrap = bootstrap;
+    }
+
+    /** The broker every test class shares. */
+    static EmbeddedKafka shared() {
+        return Holder.SHARED;
+    }
+
+    /** The shared broker's bootstrap address. */
+    static String bootstrap() {
+        return shared().bootstrapServers();
+    }
+
+    /** Formats a fresh log directory and starts a broker of its own on free ports. */
+    static EmbeddedKafka start() {
         try {
             Path dir = Files.createTempDirectory("idem-kafka-");
             int brokerPort = freePort();
@@ -58,15 +81,11 @@ final class EmbeddedKafka {
                     .setNodeId(1).setClusterId(Uuid.randomUuid().toString())
                     .setDirectories(List.of(dir.toString())).setMetadataLogDirectory(dir.toString())
                     .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
-                    .setSupportedFeatures(Features.PRODUCTION_FEATURES)
+                    .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
                     .setControllerListenerName("CONTROLLER").run();
-            KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
-            server.startup();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                server.shutdown();
-                server.awaitShutdown();
-            }));
-            bootstrap = "localhost:" + brokerPort;
+            EmbeddedKafka kafka = new EmbeddedKafka(config, "localhost:" + brokerPort);
+            kafka.startServer();
+            return kafka;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (Exception e) {
@@ -74,8 +93,42 @@ final class EmbeddedKafka {
         }
     }
 
-    static String bootstrap() {
-        return Holder.INSTANCE.bootstrap;
+    String bootstrapServers() {
+        return bootstrap;
+    }
+
+    private synchronized void startServer() {
+        server = new KafkaRaftServer(config, Time.SYSTEM);
+        server.startup();
+    }
+
+    /** Stops the broker; its log directory and ports are kept for {@link #restart()}. */
+    synchronized void stop() {
+        if (server != null) {
+            server.shutdown();
+            server.awaitShutdown();
+            server = null;
+        }
+    }
+
+    /** Starts the stopped broker again on the same log directory and ports. */
+    synchronized void restart() {
+        if (server != null) {
+            throw new IllegalStateException("the broker is running");
+        }
+        startServer();
+    }
+
+    /** Restarts the broker if a test left it stopped. */
+    synchronized void ensureRunning() {
+        if (server == null) {
+            startServer();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
     }
 
     private static int freePort() throws IOException {

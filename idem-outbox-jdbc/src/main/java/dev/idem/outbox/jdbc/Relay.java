@@ -1,12 +1,16 @@
 package dev.idem.outbox.jdbc;
 
 import dev.idem.api.time.Sleeper;
+import dev.idem.api.time.Ticker;
 import dev.idem.client.RetryPolicy;
 import dev.idem.outbox.jdbc.internal.OutboxSql;
 import java.lang.System.Logger.Level;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -24,10 +28,11 @@ import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
  * order with {@code FOR UPDATE SKIP LOCKED}, publish each, and mark it sent, or on failure
  * schedule its next attempt after a full-jitter backoff drawn by idem-client's
  * {@link RetryPolicy} ({@code random(0, min(maxDelay, baseDelay * 2^(attempt-1)))}), or after
- * {@code maxAttempts} failures mark it dead and hand it to the dead-letter callback; then
- * commit. Several relays (threads or processes) therefore claim disjoint batches: a row locked
- * by one relay is skipped by the others, never waited for and never published by two relays at
- * once. SKIP LOCKED is used on PostgreSQL, MySQL 8 / MariaDB 10.6+ and H2 2.x alike; H2
+ * {@code maxAttempts} failures mark it dead (state {@code F}); then commit. Only then do the
+ * batch's counts go to the {@link RelayListener}, and dead rows to the dead-letter callback, in
+ * a second transaction that marks each one reported (state {@code D}). Several relays (threads
+ * or processes) therefore claim disjoint batches: a row locked by one relay is skipped by the
+ * others, never waited for and never published by two relays at once. SKIP LOCKED is used on PostgreSQL, MySQL 8 / MariaDB 10.6+ and H2 2.x alike; H2
  * skips more than the locked rows under {@code ORDER BY ... LIMIT} (a second relay may find
  * nothing while the first holds a batch), which costs parallelism but never correctness.
  *
@@ -36,7 +41,8 @@ import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
  * before the commit, the transaction rolls back and the rows are published again by the next
  * batch, with the same event id: the consumer's inbox absorbs the repeat. The row locks are
  * held while the publisher runs, so bound the publisher's time and keep batches small
- * (default 100).
+ * (default 100). A row marked dead in a batch that rolls back is pending again, gets its
+ * attempts again, and is never reported dead unless a later batch's dead mark commits.
  *
  * <h2>Ordering</h2>
  * Without {@code orderedByKey} rows are published in id order within a batch, but retries and
@@ -69,6 +75,8 @@ public final class Relay {
     private final Duration retention;
     private final boolean orderedByKey;
     private final Consumer<OutboxRecord> onDeadLetter;
+    private final RelayListener listener;
+    private final Ticker ticker;
 
     private Relay(Builder b) {
         this.outbox = b.outbox;
@@ -82,10 +90,13 @@ public final class Relay {
         this.retention = b.retention;
         this.orderedByKey = b.orderedByKey;
         this.onDeadLetter = b.onDeadLetter;
+        this.listener = b.listener;
+        this.ticker = b.ticker;
     }
 
     /**
-     * Publishes one batch of due rows.
+     * Publishes one batch of due rows, then hands the rows whose dead mark committed to the
+     * dead-letter callback. The listener hears of the batch after its transaction ended.
      *
      * @return how many rows the batch held (published, rescheduled or dead-lettered); 0 when
      *     nothing was due
@@ -94,26 +105,81 @@ public final class Relay {
      */
     public int runOnce() {
         OutboxSql sql = outbox.sql();
-        return outbox.jdbi().inTransaction(TransactionIsolationLevel.READ_COMMITTED, h -> {
-            long now = clock.millis();
-            List<OutboxRecord> batch = h.createQuery(orderedByKey ? sql.claimOrdered : sql.claim)
-                    .bind("now", now).bind("limit", batchSize)
-                    .map((rs, ctx) -> new OutboxRecord(rs.getLong("id"), rs.getString("event_id"),
-                            rs.getString("topic"), rs.getString("aggregate_key"), rs.getBytes("payload"),
-                            rs.getInt("attempts") + 1, Instant.ofEpochMilli(rs.getLong("created_at"))))
-                    .list();
-            for (OutboxRecord record : batch) {
-                publishOne(h, sql, record);
+        long start = ticker.read();
+        Tally tally = new Tally();
+        try {
+            outbox.jdbi().useTransaction(TransactionIsolationLevel.READ_COMMITTED, h -> {
+                List<OutboxRecord> batch = h.createQuery(orderedByKey ? sql.claimOrdered : sql.claim)
+                        .bind("now", clock.millis()).bind("limit", batchSize).map((rs, ctx) -> record(rs, 1)).list();
+                tally.claimed = batch.size();
+                for (OutboxRecord record : batch) {
+                    publishOne(h, sql, record, tally);
+                }
+            });
+        } catch (RuntimeException | Error e) {
+            // Rolled back (or, if the commit itself failed, unknown): no dead mark is known to have
+            // committed, so no callback now; a mark that did commit is reported by a later batch.
+            report(tally, false, start, e);
+            throw e;
+        }
+        if (tally.claimed > 0) {
+            report(tally, true, start, null);
+        }
+        reportDeadLetters(sql);
+        return tally.claimed;
+    }
+
+    /**
+     * Hands dead rows whose mark committed (state F) to the callback, each in the transaction
+     * that then marks it reported (state D): after a crash between the two, the next batch of any
+     * relay hands it over again, so a dead letter is never lost and repeated only then.
+     */
+    private void reportDeadLetters(OutboxSql sql) {
+        outbox.jdbi().useTransaction(TransactionIsolationLevel.READ_COMMITTED, h -> {
+            List<OutboxRecord> dead = h.createQuery(sql.claimDead).bind("limit", batchSize)
+                    .map((rs, ctx) -> record(rs, 0)).list();
+            for (OutboxRecord record : dead) {
+                try {
+                    onDeadLetter.accept(record);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "outbox dead-letter callback threw for " + record.eventId()
+                            + "; it is called again after the next batch", e);
+                    continue;
+                }
+                h.createUpdate(sql.markReported).bind("id", record.id()).execute();
             }
-            return batch.size();
         });
     }
 
-    private void publishOne(Handle h, OutboxSql sql, OutboxRecord record) {
+    private static OutboxRecord record(ResultSet rs, int nextAttempt) throws SQLException {
+        return new OutboxRecord(rs.getLong("id"), rs.getString("event_id"), rs.getString("topic"),
+                rs.getString("aggregate_key"), rs.getBytes("payload"), rs.getInt("attempts") + nextAttempt,
+                Instant.ofEpochMilli(rs.getLong("created_at")));
+    }
+
+    private void report(Tally tally, boolean committed, long start, Throwable failure) {
+        try {
+            listener.onBatch(new RelayBatch(committed, tally.claimed, tally.sent, tally.retried.size(),
+                    tally.dead, tally.retried, Duration.ofNanos(ticker.read() - start), failure));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "outbox relay listener threw", e);
+        }
+    }
+
+    /** What one batch wrote, reported once its transaction ended. */
+    private static final class Tally {
+        int claimed;
+        int sent;
+        final List<Duration> retried = new ArrayList<>();
+        int dead;
+    }
+
+    private void publishOne(Handle h, OutboxSql sql, OutboxRecord record, Tally tally) {
         Exception failure;
         try {
             publisher.publish(record);
             h.createUpdate(sql.markSent).bind("now", clock.millis()).bind("id", record.id()).execute();
+            tally.sent++;
             return;
         } catch (Exception e) {
             failure = e;
@@ -123,16 +189,13 @@ public final class Relay {
             h.createUpdate(sql.markDead).bind("error", error).bind("id", record.id()).execute();
             LOG.log(Level.ERROR, "outbox message {0} ({1}) is dead after {2} attempts: {3}", record.eventId(),
                     record.topic(), record.attempt(), error);
-            try {
-                onDeadLetter.accept(record);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "outbox dead-letter callback threw", e);
-            }
+            tally.dead++;
             return;
         }
         long delay = backoff.backoff(record.attempt() - 1, null).toMillis();
         h.createUpdate(sql.markRetry).bind("availableAt", clock.millis() + delay).bind("error", error)
                 .bind("id", record.id()).execute();
+        tally.retried.add(Duration.ofMillis(delay));
         LOG.log(Level.DEBUG, "outbox message {0} failed attempt {1}; next in {2} ms: {3}", record.eventId(),
                 record.attempt(), delay, error);
     }
@@ -198,6 +261,8 @@ public final class Relay {
         private Duration retention = Duration.ofDays(7);
         private boolean orderedByKey;
         private Consumer<OutboxRecord> onDeadLetter = r -> { };
+        private RelayListener listener = RelayListener.NONE;
+        private Ticker ticker = Ticker.system();
 
         Builder(Outbox outbox, Publisher publisher) {
             this.outbox = Objects.requireNonNull(outbox, "outbox");
@@ -324,8 +389,12 @@ public final class Relay {
         }
 
         /**
-         * Receives each message once when it is marked dead (inside the batch transaction, just
-         * before its commit; an exception it throws is logged and ignored).
+         * Receives each dead message after the commit that marked it dead (state {@code F}),
+         * never for a row whose batch rolled back (it is pending again and may yet be sent), so
+         * never for a row that was sent. It runs in a second transaction that then marks the row
+         * reported (state {@code D}): called once per dead row, and again only if the relay dies
+         * (or the database fails) between the call and that mark's commit; an exception it throws
+         * is logged and the call repeated after the next batch.
          *
          * @param callback the callback
          * @return this builder
@@ -333,6 +402,30 @@ public final class Relay {
         public Builder onDeadLetter(Consumer<OutboxRecord> callback) {
             once("onDeadLetter");
             this.onDeadLetter = Objects.requireNonNull(callback, "onDeadLetter");
+            return this;
+        }
+
+        /**
+         * Receives what each batch did, for metrics (default: nothing).
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder listener(RelayListener listener) {
+            once("listener");
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Times batches for {@link RelayBatch#duration()} (default {@link System#nanoTime()}).
+         *
+         * @param ticker the ticker
+         * @return this builder
+         */
+        public Builder ticker(Ticker ticker) {
+            once("ticker");
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
             return this;
         }
 

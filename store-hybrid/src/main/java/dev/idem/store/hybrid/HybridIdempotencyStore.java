@@ -116,10 +116,17 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
         return done;
     }
 
-    /** The database alone keeps the journal; a refusal is passed on to the gate. */
+    /**
+     * The database alone keeps the journal; once it holds one, the gate stops answering the key's
+     * duplicates (they read the journal from the database) and a refusal is passed on to the gate.
+     */
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-        return ops.fenced(key, fencingToken, () -> truth.checkpoint(key, fencingToken, journal), ok -> ok);
+        boolean done = ops.fenced(key, fencingToken, () -> truth.checkpoint(key, fencingToken, journal), ok -> ok);
+        if (done) {
+            ops.journaled(key, fencingToken);
+        }
+        return done;
     }
 
     /** Fenced by the database; then the gate's lease moves (never past the database's). */
@@ -202,7 +209,8 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 
     /**
      * {@link JdbcIdempotencyStore#checkpointInTransaction}: a step's writes and its journal entry
-     * commit together in the database; the gate keeps no journal.
+     * commit together in the database; the gate keeps no journal, and after the commit it stops
+     * answering the key's duplicates (they read the journal from the database).
      *
      * @param <T> the step's result
      * @param <X> the checked exception the work may throw
@@ -215,16 +223,20 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
      */
     public <T, X extends Exception> T checkpointInTransaction(IdempotencyKey key, long fencingToken,
             Function<? super T, byte[]> journal, HandleCallback<T, X> work) throws X {
+        T result;
         try {
-            return truth.checkpointInTransaction(key, fencingToken, journal, work);
+            result = truth.checkpointInTransaction(key, fencingToken, journal, work);
         } catch (LeaseLostException e) {
             refusedIfOurs(e, key, fencingToken);
             throw e;
         }
+        ops.journaled(key, fencingToken);
+        return result;
     }
 
     /**
-     * {@link JdbcIdempotencyStore#checkpointWithin} on the caller's transaction.
+     * {@link JdbcIdempotencyStore#checkpointWithin} on the caller's transaction; after that transaction
+     * commits through this handle, the gate stops answering the key's duplicates.
      *
      * @param handle the handle of the caller's transaction
      * @param key the key
@@ -234,7 +246,9 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
      */
     public boolean checkpointWithin(Handle handle, IdempotencyKey key, long fencingToken, byte[] journal) {
         boolean done = truth.checkpointWithin(handle, key, fencingToken, journal);
-        if (!done) {
+        if (done) {
+            handle.afterCommit(() -> ops.journaled(key, fencingToken));
+        } else {
             ops.refused(key, fencingToken);
         }
         return done;

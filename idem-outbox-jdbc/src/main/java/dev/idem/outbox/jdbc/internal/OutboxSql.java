@@ -28,10 +28,16 @@ public final class OutboxSql {
     public final String markSent;
     /** Schedules a retry; parameters: available at, error, id. */
     public final String markRetry;
-    /** Marks a row dead; parameters: error, id. */
+    /** Marks a row dead, its dead letter not yet handed to the callback (state F); parameters: error, id. */
     public final String markDead;
+    /** Rows dead whose dead letter was not handed over yet, locked; parameter: limit. */
+    public final String claimDead;
+    /** Marks a dead row's dead letter handed over (state F to D); parameter: id. */
+    public final String markReported;
     /** Deletes sent rows older than a cutoff; parameters: cutoff, limit. */
     public final String purge;
+    /** Counts pending and dead rows and the oldest pending creation time; columns state, n, oldest. */
+    public final String backlog;
     /** Whether the claim skips rows other relays hold instead of waiting for them. */
     public final boolean skipLocked;
 
@@ -57,7 +63,12 @@ public final class OutboxSql {
                 + " WHERE id = :id";
         markRetry = "UPDATE " + table + " SET available_at = :availableAt, attempts = attempts + 1,"
                 + " last_error = :error WHERE id = :id";
-        markDead = "UPDATE " + table + " SET state = 'D', attempts = attempts + 1, last_error = :error WHERE id = :id";
+        backlog = "SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM " + table
+                + " WHERE state IN ('P', 'F', 'D') GROUP BY state";
+        markDead = "UPDATE " + table + " SET state = 'F', attempts = attempts + 1, last_error = :error WHERE id = :id";
+        claimDead = "SELECT o.id, o.event_id, o.topic, o.aggregate_key, o.payload, o.attempts, o.created_at FROM "
+                + table + " o WHERE o.state = 'F' ORDER BY o.id LIMIT :limit FOR UPDATE SKIP LOCKED";
+        markReported = "UPDATE " + table + " SET state = 'D' WHERE id = :id AND state = 'F'";
         switch (dialect) {
             case MYSQL:
                 // MySQL cannot select from the table it deletes from; it has DELETE ... LIMIT instead.

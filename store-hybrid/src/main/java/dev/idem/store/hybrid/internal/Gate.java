@@ -114,6 +114,16 @@ public final class Gate {
     }
 
     /**
+     * The database journaled a step of the token's claim: the gate's IN_PROGRESS or RELEASED
+     * record of that token becomes U, since the gate keeps no journal.
+     */
+    char journaled(IdempotencyKey key, long token) {
+        GateKeys.Located at = keys.locate(key);
+        return letter(run(GateScript.REFUSED, at.redisKey(), at.digest(), text(token), ascii(clock.nowArgument()),
+                text(padMs), ascii(nonce()), text(marginMs), ascii("J")), GateScript.REFUSED);
+    }
+
+    /**
      * A read of the database found {@code state} (null: nothing live). The reply's action is P
      * (answer the gate's predicted claim, carried in the reply), U or K.
      */

@@ -150,10 +150,11 @@ public final class GatedOperations {
         }
         emit(Type.DECIDED_BY_DATABASE, key, null);
         if (d.status() == ClaimResult.Status.ACQUIRED && d.record().fencingToken() == token
-                && d.record().attempt() == g.attempt()) {
+                && d.record().attempt() == g.attempt() && d.record().journal() == null) {
             return d;
         }
-        // The gate had lost the database's record (or never had it): it now holds the database's answer.
+        // The gate had lost the database's record (or never had it, or the claim took over a
+        // journal the gate cannot show): it now holds the database's answer, or U.
         emit(Type.GATE_CORRECTED, key, null);
         write(key, g.nonce(), false, snapshot(d, mark), remainingMs(d));
         return d;
@@ -285,11 +286,29 @@ public final class GatedOperations {
      * @param token the refused token
      */
     public void refused(IdempotencyKey key, long token) {
+        untrust(key, token, false);
+    }
+
+    /**
+     * After the database journaled a step of the token's claim (committed). The gate keeps no
+     * journal, so it must stop answering from its in-progress record: a duplicate would be told
+     * the claim without the steps it has already recorded. From here on the database answers
+     * claims of the key (with the journal) until the record is completed or released.
+     *
+     * @param key the key
+     * @param token the token whose journal moved
+     */
+    public void journaled(IdempotencyKey key, long token) {
+        untrust(key, token, true);
+    }
+
+    /** Turns the gate's in-progress (or, after a journal write, released) record of the token into U. */
+    private void untrust(IdempotencyKey key, long token, boolean journaled) {
         if (!usable(key)) {
             return;
         }
         try {
-            char r = gate.refused(key, token, false);
+            char r = journaled ? gate.journaled(key, token) : gate.refused(key, token, false);
             breaker.succeeded();
             if (r == 'U') {
                 emit(Type.GATE_CORRECTED, key, null);
@@ -392,6 +411,10 @@ public final class GatedOperations {
             return null;
         }
         StoredRecord r = d.record();
+        if (r.state() == RecordState.IN_PROGRESS && r.journal() != null) {
+            // The gate keeps no journal: a record with one is answered by the database.
+            return null;
+        }
         long at = d.storeTime().toEpochMilli();
         Instant lease = r.leaseExpiresAt();
         return new GateSnapshot(r.state(), r.fingerprint(), r.fencingToken(), r.attempt(),

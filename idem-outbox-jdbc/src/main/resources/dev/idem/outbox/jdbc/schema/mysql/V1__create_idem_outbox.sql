@@ -1,6 +1,7 @@
 -- idem outbox, MySQL 8 / MariaDB 10.6+ (InnoDB).
 -- Instants are epoch milliseconds on the clock of the application (writer and relay).
--- state: P(ending), S(ent), D(ead letter). Binary collations: no two distinct keys compare equal.
+-- state: P(ending), S(ent), F(ailed: dead, its dead letter not yet handed to the callback), D(ead letter).
+-- Binary collations: no two distinct keys compare equal.
 CREATE TABLE IF NOT EXISTS idem_outbox (
     id             BIGINT        NOT NULL AUTO_INCREMENT,
     event_id       VARCHAR(255)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,

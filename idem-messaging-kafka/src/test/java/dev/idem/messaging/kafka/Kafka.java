@@ -1,0 +1,115 @@
+package dev.idem.messaging.kafka;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** Clients of a test broker with short, bounded timeouts. */
+final class Kafka {
+    private final String bootstrap;
+
+    Kafka(String bootstrap) {
+        this.bootstrap = bootstrap;
+    }
+
+    static Kafka shared() {
+        return new Kafka(EmbeddedKafka.bootstrap());
+    }
+
+    KafkaProducer<byte[], byte[]> producer() {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "20000");
+        return new KafkaProducer<>(p);
+    }
+
+    KafkaConsumer<byte[], byte[]> consumer(String group) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return new KafkaConsumer<>(p);
+    }
+
+    String topic(String prefix, int partitions) throws Exception {
+        String topic = prefix + "." + UUID.randomUUID();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        }
+        return topic;
+    }
+
+    static List<TopicPartition> partitions(String topic, int n) {
+        List<TopicPartition> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(new TopicPartition(topic, i));
+        }
+        return out;
+    }
+
+    /** A record as an idem outbox writes it: key, event id and source headers. */
+    static ProducerRecord<byte[], byte[]> record(String topic, Integer partition, String key, String eventId,
+            byte[] value) {
+        ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, partition,
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8), value);
+        if (eventId != null) {
+            r.headers().add(KafkaHeaders.EVENT_ID, eventId.getBytes(StandardCharsets.UTF_8));
+        }
+        r.headers().add(KafkaHeaders.SOURCE, "payments".getBytes(StandardCharsets.UTF_8));
+        return r;
+    }
+
+    /** Whether the group's committed offsets reached the end of every partition. */
+    boolean drained(String group, List<TopicPartition> partitions) {
+        try (KafkaConsumer<byte[], byte[]> c = consumer(group)) {
+            Map<TopicPartition, Long> end = c.endOffsets(partitions, Duration.ofSeconds(30));
+            Map<TopicPartition, OffsetAndMetadata> committed = c.committed(Set.copyOf(partitions),
+                    Duration.ofSeconds(30));
+            for (TopicPartition tp : partitions) {
+                OffsetAndMetadata at = committed.get(tp);
+                if ((at == null ? 0 : at.offset()) < end.get(tp)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /** Reads {@code count} records of every partition of the topic from the start, within a bounded number of polls. */
+    List<ConsumerRecord<byte[], byte[]>> read(String topic, int count) {
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = consumer("reader-" + UUID.randomUUID())) {
+            c.assign(partitions(topic, c.partitionsFor(topic, Duration.ofSeconds(30)).size()));
+            c.seekToBeginning(c.assignment());
+            for (int poll = 0; poll < 100 && out.size() < count; poll++) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        return out;
+    }
+}

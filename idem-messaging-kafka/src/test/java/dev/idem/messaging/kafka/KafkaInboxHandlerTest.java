@@ -1,0 +1,200 @@
+package dev.idem.messaging.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.messaging.Inbox;
+import dev.idem.messaging.PoisonMessageException;
+import dev.idem.store.memory.MemoryIdempotencyStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@link KafkaInboxHandler} on the shared in-process broker: a failed offset commit strands no
+ * record, a poison record is parked and its partition moves on, a failed parking holds the
+ * partition until it succeeds. Every check is from outside: the ledger the handler books, the
+ * group's committed offsets, the dead-letter topic.
+ */
+@Timeout(120)
+class KafkaInboxHandlerTest {
+    private static final Kafka KAFKA = Kafka.shared();
+    private static KafkaProducer<byte[], byte[]> producer;
+
+    private final Map<String, AtomicInteger> ledger = new ConcurrentHashMap<>();
+
+    @BeforeAll
+    static void producer() {
+        producer = KAFKA.producer();
+    }
+
+    @AfterAll
+    static void close() {
+        producer.close(Duration.ofSeconds(10));
+    }
+
+    private Inbox<Integer> inbox(int maxRequestBytes) {
+        return Inbox.builder(Integer.class)
+                .engine(IdempotencyEngine.builder().store(MemoryIdempotencyStore.create())
+                        .maxRequestBytes(maxRequestBytes).build())
+                .consumer("ledger")
+                .handler(m -> ledger.computeIfAbsent(m.eventId(), k -> new AtomicInteger()).incrementAndGet())
+                .build();
+    }
+
+    private static void send(String topic, Integer partition, String eventId, byte[] value) throws Exception {
+        producer.send(Kafka.record(topic, partition, null, eventId, value)).get(30, TimeUnit.SECONDS);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Polls until {@code done} or 150 polls; returns every poll's result. */
+    private static List<PollResult> pollUntil(KafkaInboxHandler<?> handler, Consumer<byte[], byte[]> consumer,
+            java.util.function.BooleanSupplier done) {
+        List<PollResult> results = new ArrayList<>();
+        for (int poll = 0; poll < 150 && !done.getAsBoolean(); poll++) {
+            results.add(handler.pollOnce(consumer, Duration.ofMillis(100)));
+        }
+        return results;
+    }
+
+    static Stream<Arguments> commitFaults() {
+        return Stream.of(
+                Arguments.of("times out", FaultyConsumer.Fault.before(new TimeoutException("commit timed out"))),
+                Arguments.of("meets a rebalance", FaultyConsumer.Fault.before(
+                        new RebalanceInProgressException("the group is rebalancing"))),
+                Arguments.of("lands, then times out", FaultyConsumer.Fault.after(
+                        new TimeoutException("the commit landed; its answer was lost"))));
+    }
+
+    @ParameterizedTest(name = "the first commit {0}")
+    @MethodSource("commitFaults")
+    void aFailedOffsetCommitStrandsNoRecordOfThePoll(String name, FaultyConsumer.Fault fault) throws Exception {
+        String topic = KAFKA.topic("commit-fault", 2);
+        for (int i = 0; i < 20; i++) {
+            send(topic, i % 2, "evt-" + i, bytes("{\"n\":" + i + "}"));
+        }
+        KafkaInboxHandler<Integer> handler = KafkaInboxHandler.builder(inbox(1024))
+                .onPoison((r, e) -> {
+                    throw new AssertionError("no poison here", e);
+                }).commitTimeout(Duration.ofSeconds(10)).build();
+        String group = "ledger-" + UUID.randomUUID();
+        List<TopicPartition> partitions = Kafka.partitions(topic, 2);
+        List<PollResult> results;
+        try (KafkaConsumer<byte[], byte[]> real = KAFKA.consumer(group)) {
+            Consumer<byte[], byte[]> consumer = FaultyConsumer.wrap(real, n -> n == 1 ? fault : null);
+            consumer.assign(partitions);
+            // Until every event is booked and a later poll finds nothing left uncommitted.
+            results = pollUntil(handler, consumer, () -> ledger.size() == 20 && KAFKA.drained(group, partitions));
+        }
+
+        assertThat(results).anySatisfy(r -> assertThat(r.failure()).isSameAs(fault.before() != null
+                ? fault.before() : fault.after()));
+        assertThat(ledger).hasSize(20);
+        assertThat(ledger.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+        assertThat(KAFKA.drained(group, partitions)).isTrue();
+    }
+
+    @Test
+    void poisonRecordsGoToTheDeadLetterTopicWithTheirOriginAndThePartitionMovesOn() throws Exception {
+        String topic = KAFKA.topic("poison", 1);
+        send(topic, 0, "ok-0", bytes("{\"n\":0}"));
+        send(topic, 0, "", bytes("{\"n\":1}"));                       // empty event id
+        send(topic, 0, "ok-2", bytes("{\"n\":2}"));
+        send(topic, 0, "big-3", bytes("{\"n\":\"" + "x".repeat(200) + "\"}")); // over maxRequestBytes
+        send(topic, 0, "ok-4", bytes("{\"n\":4}"));
+        KafkaInboxHandler<Integer> handler = KafkaInboxHandler.builder(inbox(100)).deadLetterTopic(producer).build();
+        String group = "ledger-" + UUID.randomUUID();
+        List<TopicPartition> partitions = Kafka.partitions(topic, 1);
+        List<PollResult> results;
+        try (KafkaConsumer<byte[], byte[]> consumer = KAFKA.consumer(group)) {
+            consumer.assign(partitions);
+            results = pollUntil(handler, consumer, () -> ledger.size() == 3 && KAFKA.drained(group, partitions));
+        }
+
+        assertThat(ledger.keySet()).containsExactlyInAnyOrder("ok-0", "ok-2", "ok-4");
+        assertThat(ledger.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+        assertThat(results.stream().mapToInt(PollResult::parked).sum()).isEqualTo(2);
+        assertThat(results).allSatisfy(r -> assertThat(r.failed()).isFalse());
+        assertThat(KAFKA.drained(group, partitions)).isTrue();
+        List<ConsumerRecord<byte[], byte[]>> dead = new ArrayList<>(KAFKA.read(topic + ".DLT", 2));
+        dead.sort(java.util.Comparator.comparing(r -> KafkaHeaders.text(r.headers(), KafkaHeaders.DLT_ORIGINAL_OFFSET)));
+        assertThat(dead).hasSize(2);
+        assertThat(dead).extracting(r -> KafkaHeaders.text(r.headers(), KafkaHeaders.DLT_ORIGINAL_OFFSET))
+                .containsExactly("1", "3");
+        assertThat(dead).extracting(r -> KafkaHeaders.text(r.headers(), KafkaHeaders.DLT_REASON))
+                .containsExactly("invalid_key", "invalid_payload");
+        assertThat(dead).allSatisfy(r -> {
+            assertThat(KafkaHeaders.text(r.headers(), KafkaHeaders.DLT_ORIGINAL_TOPIC)).isEqualTo(topic);
+            assertThat(KafkaHeaders.text(r.headers(), KafkaHeaders.DLT_ORIGINAL_PARTITION)).isEqualTo("0");
+            assertThat(KafkaHeaders.text(r.headers(), KafkaHeaders.DLT_MESSAGE)).isNotBlank();
+        });
+        assertThat(new String(dead.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("{\"n\":1}");
+        assertThat(KafkaHeaders.text(dead.get(1).headers(), KafkaHeaders.EVENT_ID)).isEqualTo("big-3");
+    }
+
+    @Test
+    void aPoisonRecordThatCannotBeParkedHoldsItsPartitionUntilItIs() throws Exception {
+        String topic = KAFKA.topic("poison-held", 1);
+        send(topic, 0, "ok-0", bytes("0"));
+        send(topic, 0, "", bytes("1"));
+        send(topic, 0, "ok-2", bytes("2"));
+        List<Long> parked = new ArrayList<>();
+        AtomicInteger tries = new AtomicInteger();
+        KafkaInboxHandler<Integer> handler = KafkaInboxHandler.builder(inbox(1024)).onPoison((r, e) -> {
+            assertThat(e.reason()).isEqualTo(PoisonMessageException.Reason.INVALID_KEY);
+            if (tries.incrementAndGet() == 1) {
+                throw new IOException("parking lot full");
+            }
+            parked.add(r.offset());
+        }).build();
+        String group = "ledger-" + UUID.randomUUID();
+        List<TopicPartition> partitions = Kafka.partitions(topic, 1);
+        List<PollResult> results;
+        try (KafkaConsumer<byte[], byte[]> consumer = KAFKA.consumer(group)) {
+            consumer.assign(partitions);
+            results = pollUntil(handler, consumer, () -> ledger.size() == 2 && KAFKA.drained(group, partitions));
+        }
+
+        assertThat(results).anySatisfy(r -> assertThat(r.failure()).hasRootCauseMessage("parking lot full"));
+        assertThat(parked).containsExactly(1L);
+        assertThat(ledger.keySet()).containsExactlyInAnyOrder("ok-0", "ok-2");
+        assertThat(ledger.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+    }
+
+    @Test
+    void builderValidates() {
+        Inbox<Integer> inbox = inbox(1024);
+        assertThatThrownBy(() -> KafkaInboxHandler.builder(inbox).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("poison");
+        assertThatThrownBy(() -> KafkaInboxHandler.builder(inbox).onPoison((r, e) -> { }).deadLetterTopic(producer))
+                .hasMessageContaining("already set");
+        assertThatThrownBy(() -> KafkaInboxHandler.builder(inbox).commitTimeout(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT0S");
+    }
+}
