@@ -76,6 +76,8 @@ class AtomicStepTransactionTest {
         assertThatThrownBy(() -> engine.execute(key, Map.of("order", 1), String.class, work))
                 .isInstanceOf(WorkerDied.class);
         assertThat(charges.count(key)).isZero();
+        // The step asked for its journal, so the key is handed back (its lease cut to 1 ms), not released.
+        clock.advance(Duration.ofMillis(1));
 
         Result<String> retry = engine.execute(key, Map.of("order", 1), String.class, work);
         assertThat(charges.workers(key)).containsExactly("w2");
@@ -101,6 +103,8 @@ class AtomicStepTransactionTest {
 
         assertThatThrownBy(() -> engine.execute(key, Map.of("order", 2), String.class, work))
                 .hasMessage("carrier down");
+        // A step is journaled: the key is handed back (its lease cut to 1 ms, its fingerprint kept).
+        clock.advance(Duration.ofMillis(1));
         Result<String> retry = engine.execute(key, Map.of("order", 2), String.class, work);
 
         assertThat(retry.value()).isEqualTo("w1");
