@@ -83,10 +83,18 @@ final class Execution<T> {
     private final InProgressPolicy policy;
     private final long started;
     private final Recorder recorder;
+    // False for an asynchronous driver, whose threads are not the caller's.
+    private final boolean blocking;
 
     Execution(IdempotencyEngine engine, IdempotencyKey key, JavaType type, CallOptions options,
             Runner<? extends T> runner) {
+        this(engine, key, type, options, runner, true);
+    }
+
+    Execution(IdempotencyEngine engine, IdempotencyKey key, JavaType type, CallOptions options,
+            Runner<? extends T> runner, boolean blocking) {
         this.engine = engine;
+        this.blocking = blocking;
         this.key = key;
         this.type = type;
         this.options = options;
@@ -107,82 +115,154 @@ final class Execution<T> {
     }
 
     Result<T> run(Object request) {
-        byte[] fingerprint = engine.fingerprinter.fingerprint(key.operation(), request, options.excludedSet());
-        NearCache cache = engine.nearCache;
-        if (cache != null) {
-            NearCache.Entry hit = cache.get(key);
-            if (hit != null) {
-                if (!Arrays.equals(hit.fingerprint(), fingerprint)) {
-                    emit(Type.KEY_REUSED, hit.attempt());
-                    throw new KeyReusedException(key);
-                }
-                return replay(hit.outcome(), hit.attempt(), null);
-            }
+        byte[] fingerprint = fingerprint(request);
+        Result<T> cached = fromNearCache(fingerprint);
+        if (cached != null) {
+            return cached;
         }
-        // Ticker readings have an arbitrary origin: only differences are compared.
-        long waitStart = engine.ticker.read();
-        long maxWait = policy.maxWait().toNanos();
-        boolean conflictReported = false;
-        for (int poll = 0; ; poll++) {
+        Waiting waiting = new Waiting();
+        for (;;) {
             long token = engine.nextToken();
             long beforeClaim = engine.ticker.read();
-            ClaimResult claim = engine.store.claim(key, fingerprint, token, lease, ttl);
-            StoredRecord record = claim.record();
-            if (claim.claimed()) {
-                if (claim.status() == ClaimResult.Status.TAKEN_OVER) {
-                    emit(Type.LEASE_TAKEN_OVER, record.attempt());
-                }
+            ClaimResult claim = claim(fingerprint, token);
+            Verdict<T> verdict = judge(claim, fingerprint, waiting);
+            if (verdict.claimed()) {
                 return execute(claim, beforeClaim, fingerprint);
             }
-            if (!record.hasFingerprint(fingerprint)) {
-                emit(Type.KEY_REUSED, record.attempt());
-                throw new KeyReusedException(key);
+            if (verdict.replay != null) {
+                return verdict.replay;
             }
-            switch (record.state()) {
-                case COMPLETED:
-                    // Both instants are on the store's clock, so the age and the time left are right
-                    // whatever the engine's clock says.
-                    if (cache != null) {
-                        cache.put(key, fingerprint, record.outcome(),
-                                timeLeft(claim.storeTime(), record.expiresAt()), record.attempt());
-                    }
-                    return replay(record.outcome(), record.attempt(), engine.listener == IdempotencyListener.NONE
-                            ? null : nonNegative(Duration.between(record.createdAt(), claim.storeTime())));
-                case IN_PROGRESS:
-                    // Once per call, not per poll, so metrics count calls that met a conflict.
-                    if (!conflictReported) {
-                        conflictReported = true;
-                        emit(Type.IN_PROGRESS_CONFLICT, record.attempt());
-                    }
-                    Duration leaseLeft = nonNegative(Duration.between(claim.storeTime(), record.leaseExpiresAt()));
-                    long waitLeft = maxWait - (engine.ticker.read() - waitStart);
-                    if (!policy.waits() || waitLeft <= 0) {
-                        throw new RequestInProgressException(key, min(engine.retryAfterHint, leaseLeft));
-                    }
-                    pause(poll, leaseLeft, waitLeft);
-                    break;
-                default:
-                    throw new StoreUnavailableException("store returned a " + record.state()
-                            + " record for " + key + " without letting the claim win it; the store is broken", null,
-                            false);
+            try {
+                engine.sleeper.sleep(Duration.ofMillis(verdict.pauseMillis));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw verdict.conflict();
             }
         }
     }
 
-    private void pause(int poll, Duration leaseLeft, long waitLeftNanos) {
+    /** One claim of the key with {@code token}, for this call's lease and TTL. */
+    ClaimResult claim(byte[] fingerprint, long token) {
+        return engine.store.claim(key, fingerprint, token, lease, ttl);
+    }
+
+    /** The request's fingerprint under this call's operation and exclusions. */
+    byte[] fingerprint(Object request) {
+        return engine.fingerprinter.fingerprint(key.operation(), request, options.excludedSet());
+    }
+
+    /** The near cache's answer for this key (a replay, or a thrown {@link KeyReusedException}), or null. */
+    Result<T> fromNearCache(byte[] fingerprint) {
+        NearCache cache = engine.nearCache;
+        if (cache == null) {
+            return null;
+        }
+        NearCache.Entry hit = cache.get(key);
+        if (hit == null) {
+            return null;
+        }
+        if (!Arrays.equals(hit.fingerprint(), fingerprint)) {
+            emit(Type.KEY_REUSED, hit.attempt());
+            throw new KeyReusedException(key);
+        }
+        return replay(hit.outcome(), hit.attempt(), null);
+    }
+
+    /** How long one call has waited for an in-progress duplicate, measured on the ticker. */
+    final class Waiting {
+        // Ticker readings have an arbitrary origin: only differences are compared.
+        private final long start = engine.ticker.read();
+        private int poll;
+        private boolean conflictReported;
+    }
+
+    /**
+     * What one claim decided: the key is this call's ({@link #claimed()}), or the stored outcome
+     * answers ({@code replay}), or the call claims again after {@code pauseMillis}. Blocking
+     * and asynchronous drivers act on it alike; only how they pause differs.
+     */
+    static final class Verdict<T> {
+        private static final Verdict<?> CLAIMED = new Verdict<>(null, 0, null, null);
+
+        final Result<T> replay;
+        final long pauseMillis;
+        private final IdempotencyKey key;
+        private final Duration hint;
+
+        private Verdict(Result<T> replay, long pauseMillis, IdempotencyKey key, Duration hint) {
+            this.replay = replay;
+            this.pauseMillis = pauseMillis;
+            this.key = key;
+            this.hint = hint;
+        }
+
+        boolean claimed() {
+            return this == CLAIMED;
+        }
+
+        /** The 409 a caller gets if its pause is cut short. */
+        RequestInProgressException conflict() {
+            return new RequestInProgressException(key, hint);
+        }
+    }
+
+    /**
+     * Reads one claim's answer: the key won (run the work), a replay, or a pause before claiming
+     * again; throws the answers that end the call ({@link KeyReusedException},
+     * {@link RequestInProgressException}, a replayed failure).
+     */
+    @SuppressWarnings("unchecked")
+    Verdict<T> judge(ClaimResult claim, byte[] fingerprint, Waiting waiting) {
+        StoredRecord record = claim.record();
+        if (claim.claimed()) {
+            if (claim.status() == ClaimResult.Status.TAKEN_OVER) {
+                emit(Type.LEASE_TAKEN_OVER, record.attempt());
+            }
+            return (Verdict<T>) Verdict.CLAIMED;
+        }
+        if (!record.hasFingerprint(fingerprint)) {
+            emit(Type.KEY_REUSED, record.attempt());
+            throw new KeyReusedException(key);
+        }
+        switch (record.state()) {
+            case COMPLETED:
+                // Both instants are on the store's clock, so the age and the time left are right
+                // whatever the engine's clock says.
+                if (engine.nearCache != null) {
+                    engine.nearCache.put(key, fingerprint, record.outcome(),
+                            timeLeft(claim.storeTime(), record.expiresAt()), record.attempt());
+                }
+                Duration age = engine.listener == IdempotencyListener.NONE
+                        ? null : nonNegative(Duration.between(record.createdAt(), claim.storeTime()));
+                return new Verdict<>(replay(record.outcome(), record.attempt(), age), 0, null, null);
+            case IN_PROGRESS:
+                // Once per call, not per poll, so metrics count calls that met a conflict.
+                if (!waiting.conflictReported) {
+                    waiting.conflictReported = true;
+                    emit(Type.IN_PROGRESS_CONFLICT, record.attempt());
+                }
+                Duration leaseLeft = nonNegative(Duration.between(claim.storeTime(), record.leaseExpiresAt()));
+                Duration hint = min(engine.retryAfterHint, leaseLeft);
+                long waitLeft = policy.maxWait().toNanos() - (engine.ticker.read() - waiting.start);
+                if (!policy.waits() || waitLeft <= 0) {
+                    throw new RequestInProgressException(key, hint);
+                }
+                return new Verdict<>(null, pauseMillis(waiting.poll++, leaseLeft, waitLeft), key, hint);
+            default:
+                throw new StoreUnavailableException("store returned a " + record.state()
+                        + " record for " + key + " without letting the claim win it; the store is broken", null,
+                        false);
+        }
+    }
+
+    private long pauseMillis(int poll, Duration leaseLeft, long waitLeftNanos) {
         long ceiling = Math.min(MAX_POLL.toMillis(), FIRST_POLL.toMillis() << Math.min(poll, 16));
         // Equal jitter: never zero (no busy loop), still spreads a herd of waiters.
         long delay = ceiling / 2 + (long) (engine.random.nextDouble() * (ceiling / 2 + 1));
         // Wake just after the lease lapses if that comes first, so a crashed holder is taken over promptly.
         delay = Math.min(delay, leaseLeft.toMillis() + 1);
         long waitLeftMillis = (waitLeftNanos + 999_999) / 1_000_000;
-        delay = Math.max(1, Math.min(delay, waitLeftMillis));
-        try {
-            engine.sleeper.sleep(Duration.ofMillis(delay));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RequestInProgressException(key, min(engine.retryAfterHint, leaseLeft));
-        }
+        return Math.max(1, Math.min(delay, waitLeftMillis));
     }
 
     private Result<T> replay(byte[] outcome, int attempt, Duration recordAge) {
@@ -210,13 +290,26 @@ final class Execution<T> {
         return (T) engine.codec.decodeSuccess(outcome, type);
     }
 
-    /** Runs the work under the claim won at {@code beforeClaim} (a ticker reading taken before the claim call). */
-    private Result<T> execute(ClaimResult claim, long beforeClaim, byte[] fingerprint) {
-        StoredRecord mine = claim.record();
+    /**
+     * The context of the work under the claim won at {@code beforeClaim} (a ticker reading taken
+     * before the claim call); steps may run only in {@code owner}, or in any thread (one at a
+     * time) if it is null.
+     */
+    StepContext begin(ClaimResult claim, long beforeClaim, Thread owner) {
         // The lease as time left on the ticker: counted from before the claim was sent, it can
         // only end early, never late, whatever the store's clock says about the engine's.
-        long leaseEnd = beforeClaim + timeLeft(claim.storeTime(), mine.leaseExpiresAt());
-        Context ctx = new Context(mine, leaseEnd);
+        long leaseEnd = beforeClaim + timeLeft(claim.storeTime(), claim.record().leaseExpiresAt());
+        return new Context(claim.record(), leaseEnd, owner);
+    }
+
+    /** This call's lease (the per-call override or the engine's). */
+    Duration lease() {
+        return lease;
+    }
+
+    /** Runs the work under the claim won at {@code beforeClaim} (a ticker reading taken before the claim call). */
+    private Result<T> execute(ClaimResult claim, long beforeClaim, byte[] fingerprint) {
+        StepContext ctx = begin(claim, beforeClaim, Thread.currentThread());
         // Only work that completes itself needs the encoder; plain work allocates nothing here.
         byte[][] encoded = runner.completesItself() ? new byte[1][] : null;
         AtomicWork.Completion completion = encoded == null ? null : new AtomicWork.Completion() {
@@ -248,7 +341,7 @@ final class Execution<T> {
      * the one place that reads the execution's state, so any driver of the work (this blocking
      * one, or one that completes a future) ends the key alike.
      */
-    private Result<T> finish(StepContext ctx, T value, Throwable failure, byte[] fingerprint) {
+    Result<T> finish(StepContext ctx, T value, Throwable failure, byte[] fingerprint) {
         long token = ctx.fencingToken();
         int attempt = ctx.attempt();
         StepNotJournaledException settled = ctx.settled();
@@ -282,8 +375,9 @@ final class Execution<T> {
         }
         Exception e = (Exception) failure;
         RuntimeException answer = failed(ctx, e, fingerprint);
-        if (e instanceof InterruptedException) {
-            // Set only now: an interrupted thread would have failed the store calls above.
+        if (e instanceof InterruptedException && blocking) {
+            // Set only now: an interrupted thread would have failed the store calls above. An
+            // asynchronous driver's thread is a pool's, not the caller's: its flag is left alone.
             Thread.currentThread().interrupt();
         }
         throw answer;
@@ -428,8 +522,8 @@ final class Execution<T> {
         private volatile long leaseEnd;
         private String downstream;
 
-        Context(StoredRecord claim, long leaseEnd) {
-            super(engine, key, claim, lease, Thread.currentThread());
+        Context(StoredRecord claim, long leaseEnd, Thread owner) {
+            super(engine, key, claim, lease, owner);
             this.claim = claim;
             this.leaseDeadline = claim.leaseExpiresAt();
             this.leaseEnd = leaseEnd;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreCapabilities;
+import dev.idem.api.time.Scheduler;
 import dev.idem.api.time.Sleeper;
 import dev.idem.api.time.Ticker;
 import dev.idem.engine.internal.Fingerprinter;
@@ -21,6 +22,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -140,6 +143,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     final NearCache nearCache;
     final int completeAttempts;
     final int maxOutcomeBytes;
+    final AsyncRuntime async;
 
     /**
      * The default {@link #maxOutcomeBytes()}: 393,216 bytes (384 KiB), what the smallest store
@@ -169,6 +173,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.listener = b.listener;
         this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.ticker) : null;
         this.completeAttempts = b.completeAttempts;
+        this.async = new AsyncRuntime(b.asyncExecutor, b.scheduler, b.maxPendingWork, b.maxAsyncCalls);
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
         StoreCapabilities capabilities = store.capabilities();
         int storeHolds = capabilities.maxOutcomeBytes();
@@ -223,8 +228,12 @@ public final class IdempotencyEngine implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (ownsStore && closed.compareAndSet(false, true)) {
-            store.close();
+        if (closed.compareAndSet(false, true)) {
+            // Only what the engine created: the builder's executor and scheduler are the caller's.
+            async.close();
+            if (ownsStore) {
+                store.close();
+            }
         }
     }
 
@@ -414,6 +423,160 @@ public final class IdempotencyEngine implements AutoCloseable {
         return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
     }
 
+    /**
+     * The asynchronous {@link #execute(IdempotencyKey, Object, Work)}: plain JSON values, the first
+     * time as on replay.
+     *
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param work the operation, returning a stage
+     * @return the value and whether it was replayed, or the failure the blocking call would throw
+     */
+    public CompletableFuture<Result<Object>> executeAsync(IdempotencyKey key, Object request, AsyncWork<?> work) {
+        return executeAsync(key, request, Object.class, CallOptions.defaults(), work);
+    }
+
+    /**
+     * Runs asynchronous {@code work} once for {@code key}, with exactly the guarantees and answers
+     * of {@link #execute(IdempotencyKey, Object, Class, Work)}: the work's stage completing with a
+     * value is a returned value, completing exceptionally is a thrown exception (classified by the
+     * {@link FailureClassifier}). The answer completes with the same exception types as the
+     * blocking call throws, unwrapped. Store calls run on the engine's async executor
+     * ({@link Builder#asyncExecutor}), never on the calling thread; a duplicate that waits for an
+     * in-progress key claims again from the {@link Builder#scheduler scheduler} without parking a
+     * thread; the lease of pending work is extended in the background, at most
+     * {@link Builder#maxPendingWork} long. Cancelling the answer detaches the caller: once the key
+     * is claimed the work goes on, and the record ends by its own outcome.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param work the operation, returning a stage
+     * @return the value and whether it was replayed, or the failure
+     * @throws NullPointerException if an argument is null (a programming error, thrown at once)
+     */
+    public <T> CompletableFuture<Result<T>> executeAsync(IdempotencyKey key, Object request, Class<T> type,
+            AsyncWork<? extends T> work) {
+        return executeAsync(key, request, type, CallOptions.defaults(), work);
+    }
+
+    /**
+     * Like {@link #executeAsync(IdempotencyKey, Object, Class, AsyncWork)} for a generic result type.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param work the operation, returning a stage
+     * @return the value and whether it was replayed, or the failure
+     */
+    public <T> CompletableFuture<Result<T>> executeAsync(IdempotencyKey key, Object request, TypeReference<T> type,
+            AsyncWork<? extends T> work) {
+        return executeAsync(key, request, type, CallOptions.defaults(), work);
+    }
+
+    /**
+     * Like {@link #executeAsync(IdempotencyKey, Object, Class, AsyncWork)} with per-call options.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param options per-call overrides
+     * @param work the operation, returning a stage
+     * @return the value and whether it was replayed, or the failure
+     * @throws IllegalArgumentException if the overrides contradict the engine's settings (thrown at once)
+     */
+    public <T> CompletableFuture<Result<T>> executeAsync(IdempotencyKey key, Object request, Class<T> type,
+            CallOptions options, AsyncWork<? extends T> work) {
+        Objects.requireNonNull(type, "type");
+        return runAsync(key, request, codec.mapper().constructType(type), options, work);
+    }
+
+    /**
+     * Like {@link #executeAsync(IdempotencyKey, Object, TypeReference, AsyncWork)} with per-call options.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param options per-call overrides
+     * @param work the operation, returning a stage
+     * @return the value and whether it was replayed, or the failure
+     */
+    public <T> CompletableFuture<Result<T>> executeAsync(IdempotencyKey key, Object request, TypeReference<T> type,
+            CallOptions options, AsyncWork<? extends T> work) {
+        Objects.requireNonNull(type, "type");
+        return runAsync(key, request, codec.mapper().constructType(type), options, work);
+    }
+
+    /**
+     * The value of {@link #executeAsync(IdempotencyKey, Object, Class, AsyncWork)}, as
+     * {@link #call(IdempotencyKey, Object, Class, Work)} is of {@code execute}; failures complete
+     * it with the same (unwrapped) exceptions.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param work the operation, returning a stage
+     * @return the work's value, now or replayed (null if the work's stage completed with null)
+     */
+    public <T> CompletableFuture<T> callAsync(IdempotencyKey key, Object request, Class<T> type,
+            AsyncWork<? extends T> work) {
+        return valueOf(executeAsync(key, request, type, work));
+    }
+
+    /**
+     * Like {@link #callAsync(IdempotencyKey, Object, Class, AsyncWork)} for a generic result type.
+     *
+     * @param <T> the result type
+     * @param key the idempotency key
+     * @param request what the fingerprint is taken of
+     * @param type the result type replays decode to
+     * @param work the operation, returning a stage
+     * @return the work's value, now or replayed
+     */
+    public <T> CompletableFuture<T> callAsync(IdempotencyKey key, Object request, TypeReference<T> type,
+            AsyncWork<? extends T> work) {
+        return valueOf(executeAsync(key, request, type, work));
+    }
+
+    private static <T> CompletableFuture<T> valueOf(CompletableFuture<Result<T>> result) {
+        // Not thenApply: a dependent stage would wrap the failure in a CompletionException.
+        CompletableFuture<T> value = new CompletableFuture<>();
+        result.whenComplete((r, e) -> {
+            if (e != null) {
+                value.completeExceptionally(e);
+            } else {
+                value.complete(r.value());
+            }
+        });
+        return value;
+    }
+
+    private <T> CompletableFuture<Result<T>> runAsync(IdempotencyKey key, Object request, JavaType type,
+            CallOptions options, AsyncWork<? extends T> work) {
+        checkArguments(key, request, options);
+        Objects.requireNonNull(work, "work");
+        Execution<T> execution = new Execution<T>(this, key, type, options, Execution.plain(ctx -> {
+            throw new IllegalStateException("an asynchronous call has no blocking work");
+        }), false);
+        if (!async.acquire()) {
+            return CompletableFuture.failedFuture(new AsyncCallsFullException(async.maxCalls));
+        }
+        return new AsyncExecution<>(this, key, execution, work).start(request);
+    }
+
+    private static void checkArguments(IdempotencyKey key, Object request, CallOptions options) {
+        Objects.requireNonNull(key, "key must not be null: build one with IdempotencyKey.of(scope, operation, key)");
+        Objects.requireNonNull(request, "request must not be null: it is what the fingerprint is taken of; pass"
+                + " the request object, JSON text or bytes (for a request with no content, \"null\" or"
+                + " NullNode.getInstance())");
+        Objects.requireNonNull(options, "options");
+    }
+
     private <T> Result<T> run(IdempotencyKey key, Object request, JavaType type, CallOptions options,
             Execution.Runner<? extends T> runner) {
         Objects.requireNonNull(key, "key must not be null: build one with IdempotencyKey.of(scope, operation, key)");
@@ -435,6 +598,15 @@ public final class IdempotencyEngine implements AutoCloseable {
      * milliseconds, epoch seconds, SQL timestamps) and millisecond conversions stay exact.
      */
     public static final Duration MAX_DURATION = Duration.ofDays(3650);
+
+    /**
+     * How long the heartbeat keeps the lease of pending asynchronous work by default: 5 minutes
+     * (see {@link Builder#maxPendingWork}).
+     */
+    public static final Duration DEFAULT_MAX_PENDING_WORK = Duration.ofMinutes(5);
+
+    /** How many asynchronous calls an engine has in flight at most by default (see {@link Builder#maxAsyncCalls}). */
+    public static final int DEFAULT_MAX_ASYNC_CALLS = 10_000;
 
     static Duration positive(String name, Duration d) {
         Objects.requireNonNull(d, name);
@@ -476,6 +648,10 @@ public final class IdempotencyEngine implements AutoCloseable {
         private final List<String> excluded = new ArrayList<>();
         private final Map<String, String> properties = new HashMap<>();
         private ClassLoader classLoader;
+        private Executor asyncExecutor;
+        private Scheduler scheduler;
+        private Duration maxPendingWork = DEFAULT_MAX_PENDING_WORK;
+        private int maxAsyncCalls = DEFAULT_MAX_ASYNC_CALLS;
         private final java.util.Set<String> set = new java.util.HashSet<>();
 
         private Builder() {
@@ -756,6 +932,72 @@ public final class IdempotencyEngine implements AutoCloseable {
         public Builder classLoader(ClassLoader loader) {
             once("classLoader");
             this.classLoader = Objects.requireNonNull(loader, "classLoader");
+            return this;
+        }
+
+        /**
+         * Where asynchronous calls run their store calls (claim, complete, release, lease
+         * extensions) and start their work. Default: a virtual thread per task on Java 21+, else
+         * a bounded pool of daemon platform threads (max(8, 4 &times; cores)), created on the
+         * first asynchronous call and shut down by {@link IdempotencyEngine#close()}. A given
+         * executor stays the caller's; it must not run tasks on an event loop, since store calls block.
+         *
+         * @param executor the executor
+         * @return this builder
+         */
+        public Builder asyncExecutor(Executor executor) {
+            once("asyncExecutor");
+            this.asyncExecutor = Objects.requireNonNull(executor, "asyncExecutor");
+            return this;
+        }
+
+        /**
+         * The timer of asynchronous calls: the polls of a duplicate waiting for an in-progress key,
+         * and the heartbeat of pending work. Default: one daemon timer thread, created on the first
+         * asynchronous call. Inject a fake that runs tasks as a test's simulated time passes.
+         *
+         * @param scheduler the scheduler
+         * @return this builder
+         */
+        public Builder scheduler(Scheduler scheduler) {
+            once("scheduler");
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /**
+         * How long the lease of asynchronous work whose stage is still pending is kept alive by
+         * the heartbeat (default {@link IdempotencyEngine#DEFAULT_MAX_PENDING_WORK}, 5 minutes).
+         * The heartbeat extends the lease every third of the lease; after this long (on the
+         * ticker) it stops, the lease lapses within one more lease, and a duplicate may take the
+         * key over, so a stage that never completes does not hold its key forever.
+         *
+         * @param maxPending at least 1 ms, at most {@link IdempotencyEngine#MAX_DURATION}
+         * @return this builder
+         */
+        public Builder maxPendingWork(Duration maxPending) {
+            once("maxPendingWork");
+            this.maxPendingWork = positive("maxPendingWork", maxPending);
+            return this;
+        }
+
+        /**
+         * The most asynchronous calls in flight at once (default
+         * {@link IdempotencyEngine#DEFAULT_MAX_ASYNC_CALLS}): a call counts from
+         * {@code executeAsync} until its answer completes, or, if its caller cancelled it while
+         * its work runs, until that work ends. A call beyond the bound is answered at once with
+         * {@link AsyncCallsFullException}; it claims nothing and runs nothing.
+         *
+         * @param max at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if {@code max} is less than 1
+         */
+        public Builder maxAsyncCalls(int max) {
+            once("maxAsyncCalls");
+            if (max < 1) {
+                throw new IllegalArgumentException("maxAsyncCalls must be at least 1 but was " + max);
+            }
+            this.maxAsyncCalls = max;
             return this;
         }
 

@@ -23,6 +23,17 @@ import java.lang.annotation.Target;
  * ({@code #p0}, {@code #a0}). The result is stored as JSON and decoded into the method's
  * generic return type on replay, so it must round-trip through Jackson. The method must be
  * called through the Spring proxy (not from within its own class).
+ *
+ * <p>Asynchronous methods keep the same guarantees through the engine's asynchronous call: for a
+ * {@code CompletionStage} or {@code CompletableFuture} the value it completes with is stored and
+ * replayed, an exceptional completion is classified like a thrown exception; a Reactor
+ * {@code Mono} (with idem-reactor on the class path) is returned lazily, the method runs once per
+ * claim when it is subscribed, with the subscriber's context, and its scope may come from Spring
+ * Security's reactive context. Their method bodies run on the engine's async executor, so a
+ * thread-bound transaction does not reach them ({@code transactional = true} is refused). Any other
+ * asynchronous or reactive return type ({@code Flux}, {@code Future}, RxJava) is refused when the
+ * method is first seen (at startup under the Boot starter): collect a finite {@code Flux} with
+ * {@code collectList()}.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -87,6 +87,22 @@ public final class IdempotentInterceptor implements MethodInterceptor {
         this.names = names;
     }
 
+    /**
+     * Refuses, before any call, an {@link Idempotent} method whose return type idem cannot run
+     * once (a {@code Flux}, a {@code Future}, any reactive type but {@code Mono}), or an
+     * asynchronous one in the blocking transactional mode. The Boot starter runs it for every
+     * advised method at startup; the interceptor runs it on each method's first call.
+     *
+     * @param method an annotated method
+     * @throws IllegalStateException naming the method and what it should return instead
+     */
+    public static void checkReturnType(Method method) {
+        Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+        if (idempotent != null) {
+            AsyncReturns.check(method, idempotent);
+        }
+    }
+
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
@@ -100,16 +116,27 @@ public final class IdempotentInterceptor implements MethodInterceptor {
         Object[] args = invocation.getArguments();
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, names);
         String key = String.valueOf(evaluate(idempotent.key(), context, "key", method));
-        String scope = idempotent.scope().isEmpty() ? callerScope(method)
-                : String.valueOf(evaluate(idempotent.scope(), context, "scope", method));
         Object request = !idempotent.request().isEmpty() ? evaluate(idempotent.request(), context, "request", method)
                 : args.length == 1 ? args[0] : Arrays.asList(args);
         if (request instanceof String) {
             // The engine reads a String as JSON text; an argument is a value, so fingerprint it as one.
             request = TextNode.valueOf((String) request);
         }
+        AsyncReturns.Kind kind = AsyncReturns.kind(method);
+        if (kind == AsyncReturns.Kind.MONO) {
+            // The caller of a Mono may only be known when it is subscribed (Spring Security's reactive context).
+            Optional<String> known = idempotent.scope().isEmpty() ? threadCaller()
+                    : Optional.of(String.valueOf(evaluate(idempotent.scope(), context, "scope", method)));
+            return MonoReturns.invoke(engine.getObject(), method, known, defaultScope, idempotent.operation(), key,
+                    request, invocation);
+        }
+        String scope = idempotent.scope().isEmpty() ? callerScope(method)
+                : String.valueOf(evaluate(idempotent.scope(), context, "scope", method));
         // An invalid key (too long, not visible ASCII) is the caller's error: InvalidIdempotencyKeyException, 400.
         IdempotencyKey idempotencyKey = IdempotencyKey.of(fit(scope), idempotent.operation(), key);
+        if (kind == AsyncReturns.Kind.STAGE) {
+            return AsyncReturns.stage(engine.getObject(), idempotencyKey, request, method, invocation);
+        }
         Type returnType = method.getGenericReturnType();
         TypeReference<Object> type = new TypeReference<>() {
             @Override
@@ -152,16 +179,25 @@ public final class IdempotentInterceptor implements MethodInterceptor {
 
     /** The caller's scope by the rule the filter uses, else the configured default, else refused. */
     private String callerScope(Method method) {
-        IncomingRequest request = WEB ? ServletRequestView.current() : SpringPrincipals.NO_REQUEST;
-        PrincipalResolver resolver = principals.getIfAvailable(() -> SpringPrincipals.standard(null));
-        Optional<String> principal = resolver.resolve(request).filter(p -> !p.isEmpty());
+        Optional<String> principal = threadCaller();
         if (principal.isPresent()) {
             return principal.get();
         }
         if (defaultScope != null) {
             return defaultScope;
         }
-        throw new MissingScopeException("@Idempotent on " + method.getDeclaringClass().getSimpleName() + "."
+        throw missingScope(method);
+    }
+
+    /** The caller known on this thread by the filter's rule (the servlet request, Spring Security's context). */
+    private Optional<String> threadCaller() {
+        IncomingRequest request = WEB ? ServletRequestView.current() : SpringPrincipals.NO_REQUEST;
+        PrincipalResolver resolver = principals.getIfAvailable(() -> SpringPrincipals.standard(null));
+        return resolver.resolve(request).filter(p -> !p.isEmpty());
+    }
+
+    static MissingScopeException missingScope(Method method) {
+        return new MissingScopeException("@Idempotent on " + method.getDeclaringClass().getSimpleName() + "."
                 + method.getName() + " has no scope: no caller is authenticated (Spring Security, the servlet "
                 + "container or the principal header) and the annotation names no scope. Give one with "
                 + "scope = \"...\" (a tenant or account from trusted state, never the request body), or set "
@@ -177,6 +213,7 @@ public final class IdempotentInterceptor implements MethodInterceptor {
         if (found == null) {
             return null;
         }
+        AsyncReturns.check(method, found);
         String[] parameters = names.getParameterNames(method);
         for (String text : new String[] {found.key(), found.scope(), found.request()}) {
             checkVariables(text, parameters, method);

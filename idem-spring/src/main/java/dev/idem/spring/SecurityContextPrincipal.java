@@ -14,7 +14,11 @@ final class SecurityContextPrincipal {
     }
 
     static Optional<String> current() {
-        Authentication auth = SecurityContextHolder.getContext().getAuthentication();
+        return name(SecurityContextHolder.getContext().getAuthentication());
+    }
+
+    /** The name of {@code auth} if it is an authenticated, not anonymous, authentication. */
+    static Optional<String> name(Authentication auth) {
         if (auth == null || !auth.isAuthenticated() || TRUST.isAnonymous(auth)) {
             return Optional.empty();
         }

@@ -11,6 +11,7 @@ import dev.idem.engine.FailureClassifier;
 import dev.idem.engine.FailureDecision;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
+import dev.idem.engine.Work;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,9 +21,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -112,11 +118,29 @@ public abstract class EngineFuzzContract {
     @Test
     void duplicatesFailuresAndLapsedLeasesNeverRunTheWorkTwicePerLease() throws Exception {
         for (long seed = 1; seed <= 2; seed++) {
-            fuzz(seed);
+            fuzz(seed, false);
         }
     }
 
-    private void fuzz(long seed) throws Exception {
+    /**
+     * The same races with half the calls made through {@code executeAsync}, whose work returns a
+     * stage that completes at once, on another thread, or exceptionally: blocking and
+     * asynchronous callers of one key keep each other's guarantees.
+     */
+    @Test
+    void asynchronousCallersMixedWithBlockingOnesKeepTheSameInvariants() throws Exception {
+        ExecutorService stages = Executors.newCachedThreadPool();
+        try {
+            this.stages = stages;
+            fuzz(3, true);
+        } finally {
+            stages.shutdownNow();
+        }
+    }
+
+    private ExecutorService stages;
+
+    private void fuzz(long seed, boolean mixAsync) throws Exception {
         boolean simulated = fixture.clockIsSimulated();
         // On a real clock every lapse is a real wait: allow a couple per run.
         AtomicInteger lapsesLeft = new AtomicInteger(simulated ? Integer.MAX_VALUE : 2);
@@ -137,7 +161,8 @@ public abstract class EngineFuzzContract {
                     for (int r = 0; r < ROUNDS; r++) {
                         round.await(60, TimeUnit.SECONDS);
                         IdempotencyKey key = keys.get(rnd.nextInt(KEYS));
-                        call(engines.get(rnd.nextInt(engines.size())), key, seen.get(key), seed, lapsesLeft);
+                        call(engines.get(rnd.nextInt(engines.size())), key, seen.get(key), seed, lapsesLeft,
+                                mixAsync && rnd.nextBoolean());
                     }
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
@@ -181,10 +206,10 @@ public abstract class EngineFuzzContract {
         return Map.of("order", key.key(), "amount", 1000);
     }
 
-    private void call(IdempotencyEngine engine, IdempotencyKey key, Seen s, long seed, AtomicInteger lapsesLeft)
-            throws InterruptedException {
+    private void call(IdempotencyEngine engine, IdempotencyKey key, Seen s, long seed, AtomicInteger lapsesLeft,
+            boolean async) throws InterruptedException {
         try {
-            Result<String> r = engine.execute(key, request(key), String.class, ctx -> {
+            Work<String> work = ctx -> {
                 int attempt = ctx.attempt();
                 s.executionsPerAttempt.computeIfAbsent(attempt, a -> new AtomicInteger()).incrementAndGet();
                 int dice = new Random(seed * 7_919 + key.key().hashCode() * 31L + attempt).nextInt(100);
@@ -199,7 +224,8 @@ public abstract class EngineFuzzContract {
                     fixture.advance(fixture.lease());
                 }
                 return "value-" + key.key() + "-" + attempt;
-            });
+            };
+            Result<String> r = async ? callAsync(engine, key, work) : engine.execute(key, request(key), String.class, work);
             s.values.add(r.value());
             if (!r.replayed()) {
                 s.freshValues.add(r.value());
@@ -210,6 +236,31 @@ public abstract class EngineFuzzContract {
             s.finalFailures.add(e.code());
         } catch (Flaky | RequestInProgressException | LeaseLostException expected) {
             // A transient failure released the key; a duplicate met a live lease; a stale worker was fenced out.
+        }
+    }
+
+    /** The asynchronous call of the same work: its stage completes at once, later on another thread, or fails. */
+    private Result<String> callAsync(IdempotencyEngine engine, IdempotencyKey key, Work<String> work)
+            throws InterruptedException {
+        CompletableFuture<Result<String>> answer = engine.executeAsync(key, request(key), String.class, ctx -> {
+            String value;
+            try {
+                value = work.execute(ctx);
+            } catch (Exception e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            return ctx.attempt() % 2 == 0 ? CompletableFuture.completedFuture(value)
+                    : CompletableFuture.supplyAsync(() -> value, stages);
+        });
+        try {
+            return answer.get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new AssertionError("the async call of " + key + " failed", e.getCause());
+        } catch (TimeoutException e) {
+            throw new AssertionError("the async call of " + key + " never answered", e);
         }
     }
 

@@ -79,107 +79,173 @@ public final class Processor {
      */
     public void handle(Exchange ex) throws Exception {
         IncomingRequest request = ex.request();
-        String method = request.method();
-        if (!config.methods().contains(method)) {
+        Admission admission = admit(request);
+        if (admission.passThrough()) {
             ex.passThrough();
             return;
         }
+        if (admission.rejection() != null) {
+            rejectUnread(ex, admission.rejection());
+            return;
+        }
+        byte[] body = ex.readBody(config.maxBodyBytes());
+        Prepared prepared = prepare(request, admission, body);
+        if (prepared.reply() != null) {
+            send(ex, prepared.reply());
+            return;
+        }
+        run(ex, prepared.call(), body);
+    }
+
+    /** A response and the headers added to it when it is sent. */
+    public record Reply(StoredResponse response, Map<String, String> extraHeaders) {
+    }
+
+    /**
+     * What the request line, headers and principal decide before the body is read: pass the
+     * request through untouched, reject it (after draining its body), or go on with its route,
+     * key token and principal.
+     */
+    public record Admission(boolean passThrough, StoredResponse rejection, String route, String token,
+            String principal) {
+    }
+
+    /** The covered call, or the reply that ends the request before the engine sees it. */
+    public record Prepared(HandlerExecution.Call call, Reply reply) {
+    }
+
+    private static final Admission PASS = new Admission(true, null, null, null, null);
+
+    /** Decides, from the request line, headers and principal, whether and how the request is covered. */
+    public Admission admit(IncomingRequest request) {
+        String method = request.method();
+        if (!config.methods().contains(method)) {
+            return PASS;
+        }
         Optional<String> route = config.routes().route(request);
         if (route.isEmpty()) {
-            ex.passThrough();
-            return;
+            return PASS;
         }
         String token;
         try {
             token = KeyHeader.parse(request.headers(HttpIdempotency.IDEMPOTENCY_KEY));
         } catch (KeyHeader.InvalidKeyException e) {
-            rejectUnread(ex, Problem.of(400, "invalid-key", "Invalid Idempotency-Key", e.getMessage()));
-            return;
+            return reject(Problem.of(400, "invalid-key", "Invalid Idempotency-Key", e.getMessage()));
         }
         if (token == null) {
-            if (config.keyRequired(route.get())) {
-                rejectUnread(ex, Problem.of(400, "missing-key", "Idempotency-Key required",
-                        "this operation requires an Idempotency-Key header"));
-            } else {
-                ex.passThrough();
-            }
-            return;
+            return config.keyRequired(route.get()) ? reject(Problem.of(400, "missing-key",
+                    "Idempotency-Key required", "this operation requires an Idempotency-Key header")) : PASS;
         }
         Optional<String> principal = config.principals().resolve(request);
         if (principal.isEmpty() || principal.get().isEmpty()) {
-            rejectUnread(ex, Problem.of(401, "unauthenticated", "Unauthenticated",
+            return reject(Problem.of(401, "unauthenticated", "Unauthenticated",
                     "an idempotent request needs an authenticated caller to scope its key"));
-            return;
         }
-        byte[] body = ex.readBody(config.maxBodyBytes());
+        return new Admission(false, null, route.get(), token, principal.get());
+    }
+
+    private static Admission reject(StoredResponse problem) {
+        return new Admission(false, problem, null, null, null);
+    }
+
+    /** The headers of a rejection whose body could not be drained ({@code unread} holds more than the limit). */
+    public Map<String, String> rejectionHeaders(byte[] unread) {
+        return unread.length > config.maxBodyBytes() ? CLOSE : Map.of();
+    }
+
+    /** Checks the body read for an admitted request and builds its key and fingerprint. */
+    public Prepared prepare(IncomingRequest request, Admission admission, byte[] body) {
         if (body.length > config.maxBodyBytes()) {
-            ex.send(Problem.of(413, "request-too-large", "Request too large",
-                    "the request body exceeds " + config.maxBodyBytes() + " bytes"), CLOSE);
-            return;
+            return new Prepared(null, new Reply(Problem.of(413, "request-too-large", "Request too large",
+                    "the request body exceeds " + config.maxBodyBytes() + " bytes"), CLOSE));
         }
+        String method = request.method();
         IdempotencyKey key;
         byte[] material;
         // The record is keyed by the path as the client meant it (one spelling per path); metrics
         // and spans are named after the route, which is bounded.
         String path = Paths.normalize(request.path());
         try {
-            key = IdempotencyKey.of(fit(principal.get()), fit(method + " " + path), token);
+            key = IdempotencyKey.of(fit(admission.principal()), fit(method + " " + path), admission.token());
             material = fingerprintMaterial(request, path, body);
         } catch (InvalidIdempotencyKeyException e) {
-            problem(ex, Problem.of(e.httpStatus(), "invalid-key", "Invalid Idempotency-Key", e.getMessage()));
-            return;
+            return new Prepared(null, new Reply(Problem.of(e.httpStatus(), "invalid-key", "Invalid Idempotency-Key",
+                    e.getMessage()), Map.of()));
         } catch (InvalidRequestException e) {
-            problem(ex, invalidRequest(e));
-            return;
+            return new Prepared(null, new Reply(invalidRequest(e), Map.of()));
         }
-        HandlerExecution.Call call = new HandlerExecution.Call(request, route.get(), method + " " + route.get(), path,
-                key, material, config.callOptions());
-        run(ex, call, body);
+        return new Prepared(new HandlerExecution.Call(request, admission.route(), method + " " + admission.route(),
+                path, key, material, config.callOptions()), null);
     }
 
-    private void run(Exchange ex, HandlerExecution.Call call, byte[] body) throws Exception {
-        IdempotencyKey key = call.key();
-        AtomicReference<StoredResponse> sent = new AtomicReference<>();
-        Result<StoredResponse> result;
-        try {
-            result = config.execution().execute(call, StoredResponse.class, ctx -> {
-                StoredResponse captured = ex.proceed(body, ctx, responseCap);
-                sent.set(captured);
-                if (!config.storagePolicy().stores(captured.status())) {
-                    throw new UnstoredResponse(captured);
-                }
-                return captured.withHeadersOnly(config.storedHeaders());
-            });
-        } catch (Exception e) {
-            Throwable cause = e instanceof WorkFailedException ? e.getCause() : e;
-            if (cause instanceof UnstoredResponse u) {
-                ex.send(u.response(), Map.of());
-                return;
-            }
-            StoredResponse problem = problemFor(e);
-            if (problem == null) {
-                // The handler threw (its key was released) or something unexpected failed: answer
-                // openly rather than let the server drop the connection.
-                LOG.log(System.Logger.Level.WARNING, "the handler for an idempotent " + key.operation()
-                        + " request failed; answering 500", cause);
-                problem = Problem.of(500, "handler-failed", "Internal server error",
-                        "the request failed and its outcome was not stored");
-            }
-            ex.send(problem, Map.of());
-            return;
+    /** The most response bytes a handler's buffered response keeps. */
+    public int responseCap() {
+        return responseCap;
+    }
+
+    /**
+     * What the engine stores of a captured response.
+     *
+     * @throws UnstoredResponse if the storage policy refuses it (the key is then released and it is sent as it is)
+     */
+    public StoredResponse toStore(StoredResponse captured) throws UnstoredResponse {
+        if (!config.storagePolicy().stores(captured.status())) {
+            throw new UnstoredResponse(captured);
         }
+        return captured.withHeadersOnly(config.storedHeaders());
+    }
+
+    /** The reply to a call the engine answered: a replay, or the handler's own response ({@code sent}). */
+    public Reply answered(Result<StoredResponse> result, StoredResponse sent) {
         if (result.replayed()) {
             Map<String, String> extra = new LinkedHashMap<>();
             extra.put(HttpIdempotency.IDEMPOTENCY_STATUS, "replayed");
             extra.put(HttpIdempotency.IDEMPOTENT_REPLAYED, "true");
-            ex.send(result.value(), extra);
-        } else {
-            ex.send(sent.get(), result.stored() ? Map.of(HttpIdempotency.IDEMPOTENCY_STATUS, "stored") : Map.of());
+            return new Reply(result.value(), extra);
         }
+        return new Reply(sent, result.stored() ? Map.of(HttpIdempotency.IDEMPOTENCY_STATUS, "stored") : Map.of());
+    }
+
+    /** The reply to a call that failed with {@code e}: a refused response as it is, or a problem. */
+    public Reply failed(HandlerExecution.Call call, Throwable e) {
+        Throwable cause = e instanceof WorkFailedException ? e.getCause() : e;
+        if (cause instanceof UnstoredResponse u) {
+            return new Reply(u.response(), Map.of());
+        }
+        StoredResponse problem = e instanceof Exception x ? problemFor(x) : null;
+        if (problem == null) {
+            // The handler threw (its key was released) or something unexpected failed: answer
+            // openly rather than let the server drop the connection.
+            LOG.log(System.Logger.Level.WARNING, "the handler for an idempotent " + call.key().operation()
+                    + " request failed; answering 500", cause);
+            problem = Problem.of(500, "handler-failed", "Internal server error",
+                    "the request failed and its outcome was not stored");
+        }
+        return new Reply(problem, Map.of());
+    }
+
+    private void run(Exchange ex, HandlerExecution.Call call, byte[] body) throws Exception {
+        AtomicReference<StoredResponse> sent = new AtomicReference<>();
+        Reply reply;
+        try {
+            Result<StoredResponse> result = config.execution().execute(call, StoredResponse.class, ctx -> {
+                StoredResponse captured = ex.proceed(body, ctx, responseCap);
+                sent.set(captured);
+                return toStore(captured);
+            });
+            reply = answered(result, sent.get());
+        } catch (Exception e) {
+            reply = failed(call, e);
+        }
+        send(ex, reply);
+    }
+
+    private static void send(Exchange ex, Reply reply) throws IOException {
+        ex.send(reply.response(), reply.extraHeaders());
     }
 
     /** The problem for an engine failure, or null if it is not one this contract answers. */
-    private StoredResponse problemFor(Exception e) {
+    StoredResponse problemFor(Exception e) {
         if (e instanceof KeyReusedException r) {
             return Problem.of(r.httpStatus(), "key-reused", "Idempotency-Key reused",
                     "this Idempotency-Key was already used with a different request");
@@ -207,6 +273,11 @@ public final class Processor {
             return Problem.of(r.httpStatus(), "store-unavailable", "Service unavailable",
                     "the idempotency store is unavailable; retry later", config.storeRetryAfter(), Map.of());
         }
+        if (e instanceof dev.idem.engine.AsyncCallsFullException r) {
+            // Nothing was claimed or run: the same request may come back once the burst has passed.
+            return Problem.of(r.httpStatus(), "too-busy", "Service unavailable",
+                    "too many idempotent requests are in flight; retry later", config.storeRetryAfter(), Map.of());
+        }
         if (e instanceof InvalidRequestException r) {
             return invalidRequest(r);
         }
@@ -222,10 +293,6 @@ public final class Processor {
                 : Problem.of(e.httpStatus(), "invalid-request", "Malformed request body", e.getMessage());
     }
 
-    private static void problem(Exchange ex, StoredResponse problem) throws IOException {
-        ex.send(problem, Map.of());
-    }
-
     /**
      * Answers before the handler saw the request. The body is read first: a server that
      * answers with the body still unread may drop the connection without saying so, and the
@@ -233,7 +300,7 @@ public final class Processor {
      */
     private void rejectUnread(Exchange ex, StoredResponse problem) throws IOException {
         byte[] unread = ex.readBody(config.maxBodyBytes());
-        ex.send(problem, unread.length > config.maxBodyBytes() ? CLOSE : Map.of());
+        ex.send(problem, rejectionHeaders(unread));
     }
 
     /**

@@ -6,9 +6,13 @@ import dev.idem.spring.CallObserver;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.IdempotentInterceptor;
 import dev.idem.spring.TransactionalExecutor;
+import java.lang.reflect.Method;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.aop.MethodMatcher;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -30,6 +34,8 @@ import org.springframework.core.type.AnnotationMetadata;
  * AspectJ nor class proxies); if there is none, a plain infrastructure one is registered. The
  * advisor sits inside method security and outside {@code @Transactional}, so an unauthorized
  * call claims nothing and the record is completed after the method's own transaction commits.
+ * An {@code @Idempotent} method whose return type idem cannot run once (a {@code Flux}, a
+ * {@code Future}) fails the startup, naming it.
  */
 @AutoConfiguration(after = IdemAutoConfiguration.class, afterName = {
         "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration"})
@@ -73,8 +79,19 @@ public class IdemAopAutoConfiguration {
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static Advisor idempotentAdvisor(IdempotentInterceptor interceptor) {
-        DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(
-                new AnnotationMatchingPointcut(null, Idempotent.class, true), interceptor);
+        MethodMatcher annotated = new AnnotationMatchingPointcut(null, Idempotent.class, true).getMethodMatcher();
+        // Matched while beans are proxied, so a return type idem cannot run once fails the startup.
+        StaticMethodMatcherPointcut pointcut = new StaticMethodMatcherPointcut() {
+            @Override
+            public boolean matches(Method method, Class<?> targetClass) {
+                if (!annotated.matches(method, targetClass)) {
+                    return false;
+                }
+                IdempotentInterceptor.checkReturnType(AopUtils.getMostSpecificMethod(method, targetClass));
+                return true;
+            }
+        };
+        DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(pointcut, interceptor);
         advisor.setOrder(ADVISOR_ORDER);
         return advisor;
     }

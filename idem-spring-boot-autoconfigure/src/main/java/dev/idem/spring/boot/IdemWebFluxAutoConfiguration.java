@@ -1,0 +1,112 @@
+package dev.idem.spring.boot;
+
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.http.HandlerExecution;
+import dev.idem.http.HttpIdempotency;
+import dev.idem.http.PrincipalResolver;
+import dev.idem.spring.IdempotencyExceptionHandler;
+import dev.idem.spring.webflux.IdempotencyWebFilter;
+import dev.idem.spring.webflux.SpringWebFluxRoutes;
+import java.time.Duration;
+import java.util.stream.Collectors;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.reactive.HandlerMapping;
+import org.springframework.web.reactive.result.method.RequestMappingInfoHandlerMapping;
+import org.springframework.web.server.WebFilter;
+import reactor.core.publisher.Mono;
+
+/**
+ * The Idempotency-Key {@link IdempotencyWebFilter} of a reactive (WebFlux) application, for
+ * {@code idem.http.routes}: the servlet filter's contract and settings
+ * ({@link IdemWebAutoConfiguration}), ordered by {@code idem.http.order} just after Spring
+ * Security's WebFlux chain, so the caller is known. The key's scope is Spring Security's
+ * reactive user, else the exchange's principal, else the hashed {@code idem.http.principal-header}
+ * (the shared {@link PrincipalResolver} bean); metrics name a covered request after the pattern
+ * WebFlux matched ({@link SpringWebFluxRoutes}). No handler blocks a thread: the filter runs the
+ * engine's asynchronous call. The JDBC transactional mode is for blocking handlers and is refused
+ * here at startup. An application {@link HttpIdempotency} bean replaces the whole HTTP configuration.
+ */
+@AutoConfiguration(after = IdemAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnClass({WebFilter.class, Mono.class, IdempotencyWebFilter.class, HttpIdempotency.class})
+@ConditionalOnBean(IdempotencyEngine.class)
+public class IdemWebFluxAutoConfiguration {
+    private static final String ROUTER_FUNCTIONS =
+            "org.springframework.web.reactive.function.server.support.RouterFunctionMapping";
+
+    /** Created by Spring. */
+    public IdemWebFluxAutoConfiguration() {
+    }
+
+    /**
+     * The HTTP contract, from {@code idem.http.*} and {@code idem.max-request-bytes}.
+     *
+     * @param engine the engine
+     * @param properties the settings
+     * @param principals the scoping rule
+     * @param handlerMappings WebFlux's handler mappings, looked up on the first request
+     * @return the configuration the filter applies
+     * @throws IllegalArgumentException if a route is not a Spring path pattern, or the
+     *     transactional mode is asked for (it runs blocking handlers only)
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public HttpIdempotency httpIdempotency(IdempotencyEngine engine, IdemProperties properties,
+            PrincipalResolver principals, ObjectProvider<HandlerMapping> handlerMappings) {
+        IdemProperties.Http http = properties.getHttp();
+        if (http.isTransactional() || !http.getTransactionalRoutes().isEmpty()) {
+            throw new IllegalArgumentException("idem.http.transactional" + (http.isTransactional() ? "" : "-routes")
+                    + " asks for the JDBC transactional mode, which runs blocking Spring MVC handlers only; a "
+                    + "WebFlux application cannot use it");
+        }
+        SpringWebFluxRoutes routes = SpringWebFluxRoutes.of("idem.http.routes", http.getRoutes(),
+                () -> handlerMappings.orderedStream().filter(IdemWebFluxAutoConfiguration::servesEndpoints)
+                        .collect(Collectors.toList()));
+        boolean keyRequired = http.isKeyRequired();
+        return HttpIdempotency.builder(engine)
+                .methods(http.getMethods().toArray(new String[0]))
+                .routes(routes)
+                .principals(principals)
+                .keyRequired(route -> keyRequired)
+                .maxBodyBytes(properties.getMaxRequestBytes())
+                .execution(HandlerExecution.engine(engine))
+                .build();
+    }
+
+    /** Annotated controllers and functional endpoints; not static resources, which match everything. */
+    private static boolean servesEndpoints(HandlerMapping mapping) {
+        return mapping instanceof RequestMappingInfoHandlerMapping
+                || mapping.getClass().getName().equals(ROUTER_FUNCTIONS);
+    }
+
+    /**
+     * The filter, on every exchange (the routes decide what it covers; none while
+     * {@code idem.http.routes} is empty).
+     *
+     * @param config the HTTP contract
+     * @param properties the settings
+     * @return the filter
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public IdempotencyWebFilter idempotencyWebFilter(HttpIdempotency config, IdemProperties properties) {
+        return new IdempotencyWebFilter(config, properties.getHttp().getOrder());
+    }
+
+    /**
+     * idem's exceptions through {@code @Idempotent} controller methods as {@code ProblemDetail} answers.
+     *
+     * @return the advice
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public IdempotencyExceptionHandler idempotencyExceptionHandler() {
+        return new IdempotencyExceptionHandler(Duration.ofSeconds(1));
+    }
+}

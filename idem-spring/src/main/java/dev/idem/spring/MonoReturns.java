@@ -1,0 +1,54 @@
+package dev.idem.spring;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.reactor.ReactorIdempotency;
+import java.lang.reflect.Method;
+import java.util.Optional;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.util.ClassUtils;
+import reactor.core.publisher.Mono;
+
+/**
+ * The {@code Mono} branch of {@link IdempotentInterceptor}, loaded only for methods that return
+ * one: a lazy {@code Mono} over idem-reactor (the method runs once per claim, when subscribed,
+ * with the subscriber's context), scoped by the caller known at subscription: the scope
+ * expression, else the thread's caller (a servlet request, Spring Security's thread context),
+ * else Spring Security's reactive user, else the default scope, else {@link MissingScopeException}.
+ */
+final class MonoReturns {
+    private static final boolean SECURITY = ClassUtils.isPresent(
+            "org.springframework.security.core.context.ReactiveSecurityContextHolder", MonoReturns.class.getClassLoader());
+
+    private MonoReturns() {
+    }
+
+    static Mono<Object> invoke(IdempotencyEngine engine, Method method, Optional<String> known, String defaultScope,
+            String operation, String key, Object request, MethodInvocation invocation) {
+        if (!ClassUtils.isPresent("dev.idem.reactor.ReactorIdempotency", MonoReturns.class.getClassLoader())) {
+            throw new IllegalStateException("@Idempotent on " + method + " returns a Mono, which needs idem-reactor "
+                    + "on the class path");
+        }
+        ReactorIdempotency reactor = ReactorIdempotency.of(engine);
+        Mono<String> caller = known.map(Mono::just).orElseGet(() -> SECURITY ? ReactiveSecurityUser.name()
+                : Mono.empty());
+        return caller.switchIfEmpty(defaultScope != null ? Mono.just(defaultScope)
+                        : Mono.error(() -> IdempotentInterceptor.missingScope(method)))
+                .flatMap(s -> reactor.call(IdempotencyKey.of(IdempotentInterceptor.fit(s), operation, key), request,
+                        AsyncReturns.valueType(method), ctx -> {
+                            Object mono;
+                            try {
+                                mono = AsyncReturns.proceed(invocation);
+                            } catch (RuntimeException | Error e) {
+                                throw e;
+                            } catch (Throwable t) {
+                                return Mono.error(t);
+                            }
+                            if (mono == null) {
+                                return Mono.error(new IllegalStateException(method + " returned null instead of a Mono"));
+                            }
+                            return (Mono<?>) mono;
+                        }))
+                .onErrorMap(e -> AsyncReturns.unwrap(e) != e, AsyncReturns::unwrap);
+    }
+}
