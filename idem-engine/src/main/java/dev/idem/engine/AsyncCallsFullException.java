@@ -12,6 +12,7 @@ import dev.idem.api.IdempotencyException;
 public class AsyncCallsFullException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
 
+    /** The engine's {@code maxAsyncCalls} at the time of the refusal. */
     private final int limit;
 
     /**
