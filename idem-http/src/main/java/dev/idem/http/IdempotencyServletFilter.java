@@ -15,12 +15,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.security.Principal;
-import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * The Idempotency-Key contract as a Jakarta Servlet {@link Filter} (Servlet 6): register it
@@ -61,53 +57,22 @@ public final class IdempotencyServletFilter implements Filter {
         }
     }
 
-    private static final class ServletExchange implements Processor.Exchange, IncomingRequest {
+    private static final class ServletExchange implements Processor.Exchange {
         private final HttpServletRequest request;
+        private final IncomingRequest view;
         private final HttpServletResponse response;
         private final FilterChain chain;
 
         ServletExchange(HttpServletRequest request, HttpServletResponse response, FilterChain chain) {
             this.request = request;
+            this.view = ServletIncomingRequest.of(request);
             this.response = response;
             this.chain = chain;
         }
 
         @Override
         public IncomingRequest request() {
-            return this;
-        }
-
-        @Override
-        public String method() {
-            return request.getMethod();
-        }
-
-        @Override
-        public String path() {
-            String uri = request.getRequestURI();
-            return uri == null ? "" : uri;
-        }
-
-        @Override
-        public String query() {
-            String query = request.getQueryString();
-            return query == null ? "" : query;
-        }
-
-        @Override
-        public List<String> headers(String name) {
-            return Collections.list(request.getHeaders(name));
-        }
-
-        @Override
-        public Optional<String> authenticatedUser() {
-            Principal principal = request.getUserPrincipal();
-            return principal == null ? Optional.empty() : Optional.ofNullable(principal.getName());
-        }
-
-        @Override
-        public <T> Optional<T> unwrap(Class<T> type) {
-            return type.isInstance(request) ? Optional.of(type.cast(request)) : Optional.empty();
+            return view;
         }
 
         @Override
