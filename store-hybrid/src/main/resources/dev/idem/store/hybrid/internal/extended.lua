@@ -16,9 +16,6 @@ if here and r.s == 'I' and r.t == token then
   store(key, identity, now, pad, r, r.n, r.u)
   return 'W'
 end
-if here and r.s == 'U' then
-  extend_unknown(key, now, pad, r, until_ms)
-  return 'K'
-end
+-- U included: a new nonce, so no claim that read the database before the extension writes it back.
 unknown(key, identity, now, pad, here and r or {}, nonce, until_ms, r.n, r.u)
 return 'U'

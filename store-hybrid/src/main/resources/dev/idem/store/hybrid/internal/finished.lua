@@ -23,10 +23,8 @@ if how == 'R' and here and r.s == 'I' and r.t == token then
   store(key, identity, now, pad, r, r.n, r.u)
   return 'W'
 end
-if here and r.s == 'U' then
-  extend_unknown(key, now, pad, r, until_ms)
-  return 'K'
-end
+-- Anything else, U included, becomes U under a new nonce: a claim that read the database before
+-- this change must not copy its older answer in afterwards by compare-and-set.
 unknown(key, identity, now, pad, here and r or {}, nonce, until_ms, r.n, r.u)
 if how == 'C' and here and r.s == 'I' and r.t == token then
   return 'W'

@@ -18,4 +18,9 @@ if not foreign and live(r, now) and r.t == token and (r.s == 'I' or (wait == 'J'
   unknown(key, identity, now, pad, r, nonce, r.e + margin, r.n, r.u)
   return 'U'
 end
+if wait == 'J' and not foreign and live(r, now) and r.s == 'U' then
+  -- A new nonce: a claim that read the record before the journal write must not copy it in.
+  unknown(key, identity, now, pad, r, nonce, r.e, r.n, r.u)
+  return 'U'
+end
 return 'K'
