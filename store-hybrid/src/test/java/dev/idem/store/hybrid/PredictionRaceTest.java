@@ -15,7 +15,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -28,8 +30,10 @@ import org.junit.jupiter.api.Timeout;
  * database statement is blocked on a latch after the gate has written the prediction. A
  * duplicate is told "in progress" by the gate in that window; everything else the store answers
  * must agree with that answer, although the database has no record yet: a read answers the
- * predicted record, and a completion with the predicted token waits for the claim to land and
- * then succeeds (refusing it would say the token was never current).
+ * predicted record, a read whose database query ran in the window but reached the gate only after
+ * the claim landed and was completed answers the completion (never "no record"), and a completion
+ * with the predicted token waits for the claim to land and then succeeds (refusing it would say
+ * the token was never current).
  */
 @Timeout(60)
 class PredictionRaceTest {
@@ -79,6 +83,76 @@ class PredictionRaceTest {
         assertThat(claim.get(30, TimeUnit.SECONDS).status()).isEqualTo(ClaimResult.Status.ACQUIRED);
         assertThat(complete.get(30, TimeUnit.SECONDS)).as("the completion after the claim landed").isTrue();
         assertThat(other.find(k).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+    }
+
+    @Test
+    void aReadWhoseQueryRanBeforeThePredictedClaimLandedNeverSaysNoRecordOnceTheClaimIsCompleted()
+            throws Exception {
+        HybridIdempotencyStore holder = HybridIdempotencyStore.builder(GateRedis.Shared.A,
+                JdbcIdempotencyStore.builder(blockingClaims(Databases.POSTGRES.dataSource())).clock(clock).build())
+                .clock(clock).build();
+        HybridIdempotencyStore other = HybridIdempotencyStore.builder(GateRedis.Shared.B,
+                JdbcIdempotencyStore.builder(Databases.POSTGRES.otherDataSource()).clock(clock).build()).clock(clock)
+                .build();
+        CountDownLatch queried = new CountDownLatch(1);
+        CountDownLatch letReadReturn = new CountDownLatch(1);
+        HybridIdempotencyStore reader = HybridIdempotencyStore.builder(GateRedis.Shared.B,
+                JdbcIdempotencyStore.builder(heldAfterItsQuery(Databases.POSTGRES.otherDataSource(), queried,
+                        letReadReturn)).clock(clock).build()).clock(clock).build();
+        IdempotencyKey k = IdempotencyKey.of("race-" + UUID.randomUUID(), "charge", "read");
+        byte[] fp = "a".getBytes(StandardCharsets.UTF_8);
+
+        CompletableFuture<ClaimResult> claim = CompletableFuture.supplyAsync(() -> holder.claim(k, fp, 7, LEASE, TTL));
+        assertThat(claimSent.await(30, TimeUnit.SECONDS)).as("the claim reached the database").isTrue();
+        assertThat(other.claim(k, fp, 8, LEASE, TTL).record().fencingToken())
+                .as("a duplicate is told: token 7 is in progress").isEqualTo(7);
+
+        // The read starts after that answer; its query runs before the claim lands, and it reaches the
+        // gate only after the claim landed and was completed (the prediction is gone by then).
+        CompletableFuture<Optional<StoredRecord>> read = CompletableFuture.supplyAsync(() -> reader.find(k));
+        assertThat(queried.await(30, TimeUnit.SECONDS)).as("the read's query ran").isTrue();
+        holdClaims = false;
+        letClaimThrough.countDown();
+        assertThat(claim.get(30, TimeUnit.SECONDS).status()).isEqualTo(ClaimResult.Status.ACQUIRED);
+        assertThat(holder.complete(k, 7, "done".getBytes(StandardCharsets.UTF_8), TTL)).isTrue();
+        letReadReturn.countDown();
+
+        assertThat(read.get(30, TimeUnit.SECONDS)).as("a read that began after token 7 was reported in progress")
+                .hasValueSatisfying(r -> {
+                    assertThat(r.state()).isEqualTo(RecordState.COMPLETED);
+                    assertThat(r.fencingToken()).isEqualTo(7);
+                });
+    }
+
+    /** A DataSource whose first statement, once it has run, holds its caller until let go. */
+    private DataSource heldAfterItsQuery(DataSource target, CountDownLatch ran, CountDownLatch letGo) {
+        AtomicBoolean first = new AtomicBoolean(true);
+        return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = invoke(target, method, args);
+                    if (!(result instanceof Connection)) {
+                        return result;
+                    }
+                    Connection c = (Connection) result;
+                    return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
+                            (cp, cm, ca) -> {
+                                Object made = invoke(c, cm, ca);
+                                if (!(made instanceof PreparedStatement)) {
+                                    return made;
+                                }
+                                return Proxy.newProxyInstance(getClass().getClassLoader(),
+                                        new Class<?>[] {PreparedStatement.class}, (p, m, a) -> {
+                                            Object out = invoke(made, m, a);
+                                            if (m.getName().startsWith("execute") && first.getAndSet(false)) {
+                                                ran.countDown();
+                                                if (!letGo.await(30, TimeUnit.SECONDS)) {
+                                                    throw new IllegalStateException("never let go");
+                                                }
+                                            }
+                                            return out;
+                                        });
+                            });
+                });
     }
 
     /** A DataSource whose claim statements (the upsert) wait on the latch while claims are held. */
