@@ -20,10 +20,22 @@ final class HybridFixture implements StoreFixture {
     private final HybridIdempotencyStore other;
 
     HybridFixture(Databases db) {
+        this(db, false);
+    }
+
+    /**
+     * With {@code jittery}, seeded pauses around some database statements
+     * ({@link StatementCounter#jittery}), so that concurrent calls' gate and database
+     * steps interleave in many more ways (a read of the database can then fall between a prediction
+     * and its claim, and reach the gate after the claim was completed).
+     */
+    HybridFixture(Databases db, boolean jittery) {
         this.store = HybridIdempotencyStore.builder(GateRedis.Shared.A,
-                JdbcIdempotencyStore.builder(db.dataSource()).clock(clock).build()).clock(clock).build();
+                JdbcIdempotencyStore.builder(jittery ? StatementCounter.jittery(db.dataSource(), 1) : db.dataSource())
+                        .clock(clock).build()).clock(clock).build();
         this.other = HybridIdempotencyStore.builder(GateRedis.Shared.B,
-                JdbcIdempotencyStore.builder(db.otherDataSource()).clock(clock).build()).clock(clock).build();
+                JdbcIdempotencyStore.builder(jittery ? StatementCounter.jittery(db.otherDataSource(), 2)
+                        : db.otherDataSource()).clock(clock).build()).clock(clock).build();
     }
 
     @Override

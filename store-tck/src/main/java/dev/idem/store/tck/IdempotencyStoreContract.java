@@ -205,6 +205,13 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
+    void readsAfterAnswersAreLinearizable() throws Exception {
+        for (long seed = 23; seed <= 24; seed++) {
+            FollowUpHistories.run(kit(), seed);
+        }
+    }
+
+    @Test
     void claimOnAbsentKeyAcquiresAnInProgressRecord() {
         long t = token();
         ClaimResult r = claim(key("k1"), "a", t);
