@@ -11,6 +11,6 @@ import dev.idem.store.tck.StoreFixture;
 class PostgresHybridContractTest extends IdempotencyStoreContract {
     @Override
     protected StoreFixture createFixture() {
-        return new HybridFixture(Databases.POSTGRES, true);
+        return new HybridFixture(Databases.POSTGRES, HybridFixture.Variant.JITTERY);
     }
 }

@@ -13,6 +13,7 @@ import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -44,6 +45,7 @@ class PredictionRaceTest {
     private final CountDownLatch claimSent = new CountDownLatch(1);
     private final CountDownLatch letClaimThrough = new CountDownLatch(1);
     private volatile boolean holdClaims = true;
+    private volatile boolean failHeldClaims;
 
     @Test
     void answersGivenFromAPredictionAreKeptWhileItsClaimIsOnItsWay() throws Exception {
@@ -124,6 +126,42 @@ class PredictionRaceTest {
                 });
     }
 
+    /**
+     * Another request's claim meets the prediction (which would make it a 422) before the predicted
+     * claim reached the database. It is not answered until the database has that claim: here the
+     * claim fails instead, and the other request then owns the key. Had it been told 422 from the
+     * prediction, a 422 would have reached the request that owns the key.
+     */
+    @Test
+    void anotherRequestIsNotTold422UntilThePredictedClaimIsInTheDatabase() throws Exception {
+        HybridIdempotencyStore holder = HybridIdempotencyStore.builder(GateRedis.Shared.A,
+                JdbcIdempotencyStore.builder(blockingClaims(Databases.POSTGRES.dataSource())).clock(clock).build())
+                .clock(clock).build();
+        StatementCounter db = new StatementCounter(Databases.POSTGRES.otherDataSource());
+        HybridIdempotencyStore other = HybridIdempotencyStore.builder(GateRedis.Shared.B,
+                JdbcIdempotencyStore.builder(db.dataSource()).clock(clock).build()).clock(clock).build();
+        IdempotencyKey k = IdempotencyKey.of("race-" + UUID.randomUUID(), "charge", "another");
+
+        CompletableFuture<ClaimResult> claim = CompletableFuture.supplyAsync(
+                () -> holder.claim(k, "a".getBytes(StandardCharsets.UTF_8), 7, LEASE, TTL));
+        assertThat(claimSent.await(30, TimeUnit.SECONDS)).as("the claim reached the database").isTrue();
+
+        long before = db.executed();
+        CompletableFuture<ClaimResult> another = CompletableFuture.supplyAsync(
+                () -> other.claim(k, "b".getBytes(StandardCharsets.UTF_8), 9, LEASE, TTL));
+        // It looks in the database (twice: the first look found nothing, and it looked again) ...
+        assertThat(db.awaitExecuted(before + 2, 30_000)).as("the other request read the database").isTrue();
+        assertThat(another).as("... and is not answered while the predicted claim is on its way").isNotDone();
+
+        failHeldClaims = true;
+        letClaimThrough.countDown();
+        assertThat(claim).failsWithin(30, TimeUnit.SECONDS);
+        ClaimResult result = another.get(30, TimeUnit.SECONDS);
+        assertThat(result.status()).as("the other request owns the key: %s", result.record())
+                .isEqualTo(ClaimResult.Status.ACQUIRED);
+        assertThat(result.record().fencingToken()).isEqualTo(9);
+    }
+
     /** A DataSource whose first statement, once it has run, holds its caller until let go. */
     private DataSource heldAfterItsQuery(DataSource target, CountDownLatch ran, CountDownLatch letGo) {
         AtomicBoolean first = new AtomicBoolean(true);
@@ -177,6 +215,9 @@ class PredictionRaceTest {
                                         claimSent.countDown();
                                         if (!letClaimThrough.await(30, TimeUnit.SECONDS)) {
                                             throw new IllegalStateException("never let through");
+                                        }
+                                        if (failHeldClaims) {
+                                            throw new SQLException("connection reset (injected)", "08006");
                                         }
                                     }
                                     return invoke(result, m, a);
