@@ -6,6 +6,7 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
+import dev.idem.store.hybrid.internal.GateKeys;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import java.lang.reflect.InvocationTargetException;
@@ -160,6 +161,43 @@ class PredictionRaceTest {
         assertThat(result.status()).as("the other request owns the key: %s", result.record())
                 .isEqualTo(ClaimResult.Status.ACQUIRED);
         assertThat(result.record().fencingToken()).isEqualTo(9);
+    }
+
+    /**
+     * The window gate loss leaves, held open: the gate lost a completed record, so the next claim
+     * predicts over it. While that claim is on its way to the database a duplicate is told 409 (the
+     * database would replay): the README's gate-loss row. Another request is not told 422 from the
+     * prediction but from the database's completed record. Once the predicting claim is answered
+     * (EXISTING, the completion), the gate holds the completion and the 409s are over.
+     */
+    @Test
+    void afterTheGateLostACompletionA409LastsOnlyUntilThePredictingClaimIsAnswered() throws Exception {
+        HybridIdempotencyStore holder = HybridIdempotencyStore.builder(GateRedis.Shared.A,
+                JdbcIdempotencyStore.builder(blockingClaims(Databases.POSTGRES.dataSource())).clock(clock).build())
+                .clock(clock).build();
+        HybridIdempotencyStore other = HybridIdempotencyStore.builder(GateRedis.Shared.B,
+                JdbcIdempotencyStore.builder(Databases.POSTGRES.otherDataSource()).clock(clock).build()).clock(clock)
+                .build();
+        IdempotencyKey k = IdempotencyKey.of("race-" + UUID.randomUUID(), "charge", "lost");
+        byte[] fp = "a".getBytes(StandardCharsets.UTF_8);
+        assertThat(other.claim(k, fp, 5, LEASE, TTL).claimed()).isTrue();
+        assertThat(other.complete(k, 5, "once".getBytes(StandardCharsets.UTF_8), TTL)).isTrue();
+        GateRedis.Shared.B.del(new GateKeys(HybridIdempotencyStore.DEFAULT_KEY_PREFIX).redisKey(k));
+
+        CompletableFuture<ClaimResult> claim = CompletableFuture.supplyAsync(() -> holder.claim(k, fp, 7, LEASE, TTL));
+        assertThat(claimSent.await(30, TimeUnit.SECONDS)).as("the predicting claim reached the database").isTrue();
+        assertThat(other.claim(k, fp, 8, LEASE, TTL).record().state())
+                .as("a duplicate while the predicting claim is on its way: 409").isEqualTo(RecordState.IN_PROGRESS);
+        ClaimResult another = other.claim(k, "b".getBytes(StandardCharsets.UTF_8), 9, LEASE, TTL);
+        assertThat(another.record().state()).as("another request: the database's record, not the prediction")
+                .isEqualTo(RecordState.COMPLETED);
+
+        holdClaims = false;
+        letClaimThrough.countDown();
+        ClaimResult answered = claim.get(30, TimeUnit.SECONDS);
+        assertThat(answered.record().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(other.claim(k, fp, 10, LEASE, TTL).record().outcome()).as("the 409s ended with that answer")
+                .isEqualTo("once".getBytes(StandardCharsets.UTF_8));
     }
 
     /** A DataSource whose first statement, once it has run, holds its caller until let go. */
