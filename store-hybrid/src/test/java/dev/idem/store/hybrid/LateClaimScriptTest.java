@@ -41,6 +41,7 @@ class LateClaimScriptTest {
     private final RedisClient throughProxy = GateRedis.client(proxy.port(), 250);
     private final RedisClient direct = GateRedis.client(GateRedis.Shared.PORT, 2000);
     private final RecordingListener eventsOfA = new RecordingListener();
+    private final RecordingListener eventsOfB = new RecordingListener();
     private final String scope = "late-" + UUID.randomUUID();
 
     @AfterEach
@@ -61,7 +62,7 @@ class LateClaimScriptTest {
         Duration stall = Duration.ofMillis(stallMs);
         Duration lease = Duration.ofMillis(leaseMs);
         HybridIdempotencyStore a = node(throughProxy, eventsOfA);
-        HybridIdempotencyStore b = node(direct, new RecordingListener());
+        HybridIdempotencyStore b = node(direct, eventsOfB);
         IdempotencyKey k = IdempotencyKey.of(scope, "charge", "k");
         // A has heard from the gate before (as any node that has served a request has).
         a.claim(IdempotencyKey.of(scope, "charge", "warm-up"), FP, 1, lease, TTL);
@@ -82,6 +83,7 @@ class LateClaimScriptTest {
         assertThat(taken.status()).as("B after A's database lease lapsed: the database lets it take over, so"
                 + " must the gate (%s)", taken.record()).isEqualTo(Status.TAKEN_OVER);
         assertThat(taken.record().fencingToken()).isEqualTo(3);
+        assertThat(eventsOfB.count(Type.GATE_FAILED)).as("B's gate calls all answered").isZero();
     }
 
     /** Until the held-back script has run in Redis: it writes the key's gate record whatever it decides. */
