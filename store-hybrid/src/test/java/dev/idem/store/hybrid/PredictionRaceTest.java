@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The window between a prediction and its database claim, held open on purpose: the claim's
@@ -50,9 +51,7 @@ class PredictionRaceTest {
 
     @Test
     void answersGivenFromAPredictionAreKeptWhileItsClaimIsOnItsWay() throws Exception {
-        HybridIdempotencyStore holder = HybridIdempotencyStore.builder(GateRedis.Shared.A,
-                JdbcIdempotencyStore.builder(blockingClaims(Databases.POSTGRES.dataSource())).clock(clock).build())
-                .clock(clock).build();
+        HybridIdempotencyStore holder = store(GateRedis.Shared.A, blockingClaims(Databases.POSTGRES.dataSource()));
         RecordingListener events = new RecordingListener();
         StatementCounter db = new StatementCounter(Databases.POSTGRES.otherDataSource());
         HybridIdempotencyStore other = HybridIdempotencyStore.builder(GateRedis.Shared.B,
@@ -91,17 +90,12 @@ class PredictionRaceTest {
     @Test
     void aReadWhoseQueryRanBeforeThePredictedClaimLandedNeverSaysNoRecordOnceTheClaimIsCompleted()
             throws Exception {
-        HybridIdempotencyStore holder = HybridIdempotencyStore.builder(GateRedis.Shared.A,
-                JdbcIdempotencyStore.builder(blockingClaims(Databases.POSTGRES.dataSource())).clock(clock).build())
-                .clock(clock).build();
-        HybridIdempotencyStore other = HybridIdempotencyStore.builder(GateRedis.Shared.B,
-                JdbcIdempotencyStore.builder(Databases.POSTGRES.otherDataSource()).clock(clock).build()).clock(clock)
-                .build();
+        HybridIdempotencyStore holder = store(GateRedis.Shared.A, blockingClaims(Databases.POSTGRES.dataSource()));
+        HybridIdempotencyStore other = store(GateRedis.Shared.B, Databases.POSTGRES.otherDataSource());
         CountDownLatch queried = new CountDownLatch(1);
         CountDownLatch letReadReturn = new CountDownLatch(1);
-        HybridIdempotencyStore reader = HybridIdempotencyStore.builder(GateRedis.Shared.B,
-                JdbcIdempotencyStore.builder(heldAfterItsQuery(Databases.POSTGRES.otherDataSource(), queried,
-                        letReadReturn)).clock(clock).build()).clock(clock).build();
+        HybridIdempotencyStore reader = store(GateRedis.Shared.B,
+                heldAfterItsQuery(Databases.POSTGRES.otherDataSource(), queried, letReadReturn));
         IdempotencyKey k = IdempotencyKey.of("race-" + UUID.randomUUID(), "charge", "read");
         byte[] fp = "a".getBytes(StandardCharsets.UTF_8);
 
@@ -135,12 +129,9 @@ class PredictionRaceTest {
      */
     @Test
     void anotherRequestIsNotTold422UntilThePredictedClaimIsInTheDatabase() throws Exception {
-        HybridIdempotencyStore holder = HybridIdempotencyStore.builder(GateRedis.Shared.A,
-                JdbcIdempotencyStore.builder(blockingClaims(Databases.POSTGRES.dataSource())).clock(clock).build())
-                .clock(clock).build();
+        HybridIdempotencyStore holder = store(GateRedis.Shared.A, blockingClaims(Databases.POSTGRES.dataSource()));
         StatementCounter db = new StatementCounter(Databases.POSTGRES.otherDataSource());
-        HybridIdempotencyStore other = HybridIdempotencyStore.builder(GateRedis.Shared.B,
-                JdbcIdempotencyStore.builder(db.dataSource()).clock(clock).build()).clock(clock).build();
+        HybridIdempotencyStore other = store(GateRedis.Shared.B, db.dataSource());
         IdempotencyKey k = IdempotencyKey.of("race-" + UUID.randomUUID(), "charge", "another");
 
         CompletableFuture<ClaimResult> claim = CompletableFuture.supplyAsync(
@@ -172,12 +163,8 @@ class PredictionRaceTest {
      */
     @Test
     void afterTheGateLostACompletionA409LastsOnlyUntilThePredictingClaimIsAnswered() throws Exception {
-        HybridIdempotencyStore holder = HybridIdempotencyStore.builder(GateRedis.Shared.A,
-                JdbcIdempotencyStore.builder(blockingClaims(Databases.POSTGRES.dataSource())).clock(clock).build())
-                .clock(clock).build();
-        HybridIdempotencyStore other = HybridIdempotencyStore.builder(GateRedis.Shared.B,
-                JdbcIdempotencyStore.builder(Databases.POSTGRES.otherDataSource()).clock(clock).build()).clock(clock)
-                .build();
+        HybridIdempotencyStore holder = store(GateRedis.Shared.A, blockingClaims(Databases.POSTGRES.dataSource()));
+        HybridIdempotencyStore other = store(GateRedis.Shared.B, Databases.POSTGRES.otherDataSource());
         IdempotencyKey k = IdempotencyKey.of("race-" + UUID.randomUUID(), "charge", "lost");
         byte[] fp = "a".getBytes(StandardCharsets.UTF_8);
         assertThat(other.claim(k, fp, 5, LEASE, TTL).claimed()).isTrue();
@@ -198,6 +185,12 @@ class PredictionRaceTest {
         assertThat(answered.record().state()).isEqualTo(RecordState.COMPLETED);
         assertThat(other.claim(k, fp, 10, LEASE, TTL).record().outcome()).as("the 409s ended with that answer")
                 .isEqualTo("once".getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A hybrid store on {@code gate} and {@code db}, both on the test clock. */
+    private HybridIdempotencyStore store(UnifiedJedis gate, DataSource db) {
+        return HybridIdempotencyStore.builder(gate, JdbcIdempotencyStore.builder(db).clock(clock).build()).clock(clock)
+                .build();
     }
 
     /** A DataSource whose first statement, once it has run, holds its caller until let go. */

@@ -43,7 +43,10 @@ import org.jspecify.annotations.Nullable;
 public final class GatedOperations {
     /** How long a gate record that says "ask the database" lasts when the record's expiry is not known. */
     public static final long UNKNOWN_MS = Gate.UNKNOWN_MS;
-    /** The longest a fenced operation waits for a predicted claim of its token to reach the database. */
+    /**
+     * The longest a fenced operation waits for a predicted claim of its token to reach the database,
+     * and another request's claim for a predicted claim of the key.
+     */
     static final Duration PREDICTION_WAIT = Duration.ofSeconds(5);
     private static final System.Logger LOG = System.getLogger(GatedOperations.class.getName());
 
