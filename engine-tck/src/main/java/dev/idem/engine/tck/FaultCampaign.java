@@ -57,10 +57,12 @@ final class FaultCampaign {
         NONE,
         /**
          * Every call carries a deadline of half the lease, as a client's {@code X-Request-Timeout}
-         * would: its claims take a lease of that (the engine's {@code minBudgetLease} lies below),
-         * a lapse fault lets it run out in the middle of a call (the claim, a journal write, the
-         * completion), and a key whose worker crashed or kept its claim frees within that shorter
-         * lease. A retry carries a fresh deadline, as a client's next attempt does.
+         * would, and its work takes a little longer than that: the deadline runs out during the
+         * work, so the completion (and a later step's journal write) comes after it, and a lapse
+         * fault lets it run out during the claim too. The claims take a lease of three quarters of
+         * the engine's (its {@code minBudgetLease}), so a key whose worker crashed or kept its
+         * claim must free within that shorter lease. A retry carries a fresh deadline, as a
+         * client's next attempt does.
          */
         PER_CALL
     }
@@ -281,7 +283,7 @@ final class FaultCampaign {
             IdempotencyEngine engine = engineBuilder.apply(connection).ttl(ttl).clock(time.wall())
                     .ticker(time.ticker()).sleeper(time.sleeper()).random(jitter::nextLong).inProgress(policy)
                     .retryAfterHint(lease).objectMapper(mapper)
-                    .minBudgetLease(budget().dividedBy(2)).scheduler(FROZEN)
+                    .minBudgetLease(lease.multipliedBy(3).dividedBy(4)).scheduler(FROZEN)
                     .failureClassifier(e -> e instanceof Declined ? FailureDecision.finalFailure("declined",
                             "card declined") : FailureDecision.transientFailure())
                     .build();
@@ -314,9 +316,16 @@ final class FaultCampaign {
             return lease.dividedBy(2);
         }
 
-        /** The lease a claim takes: the budget's, with deadlines. */
+        /** The lease a claim takes: with deadlines, what the engine's minBudgetLease lets them cut it to. */
         private Duration claimLease() {
-            return deadlines == Deadlines.PER_CALL ? budget() : lease;
+            return deadlines == Deadlines.PER_CALL ? lease.multipliedBy(3).dividedBy(4) : lease;
+        }
+
+        /** The time the work takes: with deadlines, a little more than the deadline gives it. */
+        private void work() {
+            if (deadlines == Deadlines.PER_CALL) {
+                time.advance(budget().plus(SLACK));
+            }
         }
 
         /** The options of one call: a fresh deadline per call, as a client's attempt carries. */
@@ -396,6 +405,7 @@ final class FaultCampaign {
                 case PLAIN:
                 case PLAIN_RETRIED:
                     return engine.execute(key, request, String.class, options(), ctx -> {
+                        work();
                         if (script == Script.PLAIN_RETRIED && ctx.attempt() == 1) {
                             throw new Flaky();
                         }
@@ -404,12 +414,14 @@ final class FaultCampaign {
                     });
                 case FINAL_FAILURE:
                     return engine.execute(key, request, String.class, options(), ctx -> {
+                        work();
                         effect(w, "try-charge", ctx.downstreamKey());
                         throw new Declined();
                     });
                 case STEPS:
                 case STEPS_RETRIED:
                     return engine.execute(key, request, String.class, options(), ctx -> {
+                        work();
                         String a = step(w, ctx, "reserve", false);
                         if (script == Script.STEPS) {
                             // The lease it holds, renewed: a work that asks for more blocks the key longer if it dies.
@@ -420,6 +432,7 @@ final class FaultCampaign {
                     });
                 case ATOMIC_STEP:
                     return engine.execute(key, request, String.class, options(), ctx -> {
+                        work();
                         String a = ctx.atomicStep("charge", String.class, cp -> {
                             String result = "charge@" + ctx.attempt();
                             byte[] journal = cp.journalWith(result);
@@ -434,6 +447,7 @@ final class FaultCampaign {
                 default:
                     return engine.executeAtomically(key, request, String.class, options(),
                             (ctx, completion) -> {
+                                work();
                                 String value = "book@" + ctx.attempt();
                                 w.connection().commitWith(() -> effect(w, "book", ctx.downstreamKey()));
                                 if (!w.connection().complete(ctx.key(), ctx.fencingToken(), completion.encode(value),

@@ -36,10 +36,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (under the faults where the engine judges a lease: a lapse, a takeover after the call, a dead
  * claim), and with it stepped an hour back and forth while the engines wait for a held key
  * (under the faults that leave one held: a permanent failure, a crash). And every script runs
- * with a deadline on each call, half a lease, as a client's {@code X-Request-Timeout} gives one
- * (under the faults where time passes mid-call or a claim is left to lapse): the deadline runs out
- * during the claim, a journal write or the completion, and shortens the claims' leases, so a
- * crashed worker's key must free within that shorter lease.
+ * with a deadline on each call, half a lease, as a client's {@code X-Request-Timeout} gives one,
+ * and work that takes a little longer (under the faults where time passes mid-call or a claim is
+ * left to lapse): the deadline runs out during the work, so the completion comes after it, and
+ * during the claim under a lapse; it shortens the claims' leases, so a crashed worker's key must
+ * free within that shorter lease.
  *
  * <p>After each run, from outside the engine: every effect reached the downstream system at most
  * once, except the one effect a fault left to run again, documented as such (a step whose
