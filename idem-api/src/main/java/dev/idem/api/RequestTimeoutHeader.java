@@ -64,7 +64,7 @@ public final class RequestTimeoutHeader {
      * @throws InvalidRequestTimeoutException (400) if the value is malformed; the message says how
      */
     public static Duration parse(String value) {
-        String v = strip(value);
+        String v = FieldValues.trimOws(value);
         if (v.isEmpty()) {
             throw invalid("is empty");
         }
@@ -146,17 +146,5 @@ public final class RequestTimeoutHeader {
             out.append(c >= 0x20 && c < 0x7F ? String.valueOf(c) : String.format("\\u%04x", (int) c));
         }
         return out.append(s.length() > 40 ? "...\"" : "\"").toString();
-    }
-
-    private static String strip(String value) {
-        int start = 0;
-        int end = value.length();
-        while (start < end && (value.charAt(start) == ' ' || value.charAt(start) == '\t')) {
-            start++;
-        }
-        while (end > start && (value.charAt(end - 1) == ' ' || value.charAt(end - 1) == '\t')) {
-            end--;
-        }
-        return value.substring(start, end);
     }
 }

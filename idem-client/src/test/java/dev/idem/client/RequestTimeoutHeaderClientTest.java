@@ -91,15 +91,18 @@ class RequestTimeoutHeaderClientTest {
         assertThat(server.timeouts("/pay")).containsExactly("10000", "8000", "5000");
     }
 
+    /** Sends with a deadline {@code left} bound to this thread, as the engine binds one while work runs. */
+    private IdempotentResponse<String> sendWhileBound(Duration left) throws Exception {
+        try (Deadline.Scope scope = Deadline.after(left, time).bind()) {
+            return client(Duration.ofSeconds(60)).build().send(post("/pay").build(), BodyHandlers.ofString());
+        }
+    }
+
     @Test
     void aDeadlineBoundToTheCallersThreadBoundsTheSequence() throws Exception {
         server.script("/pay", status(503, "Retry-After", "2"), body(200, "text/plain", "done"));
 
-        IdempotentResponse<String> r;
-        // What the engine does while work runs: the work's caller has 3 s left.
-        try (Deadline.Scope scope = Deadline.after(Duration.ofSeconds(3), time).bind()) {
-            r = client(Duration.ofSeconds(60)).build().send(post("/pay").build(), BodyHandlers.ofString());
-        }
+        IdempotentResponse<String> r = sendWhileBound(Duration.ofSeconds(3));
 
         assertThat(server.timeouts("/pay")).containsExactly("3000", "1000");
         assertThat(r.statusCode()).isEqualTo(200);
@@ -109,10 +112,7 @@ class RequestTimeoutHeaderClientTest {
     void aRetryThatWouldOutliveTheCallersDeadlineIsNotMade() throws Exception {
         server.script("/pay", status(503, "Retry-After", "5"), body(200, "text/plain", "done"));
 
-        IdempotentResponse<String> r;
-        try (Deadline.Scope scope = Deadline.after(Duration.ofSeconds(3), time).bind()) {
-            r = client(Duration.ofSeconds(60)).build().send(post("/pay").build(), BodyHandlers.ofString());
-        }
+        IdempotentResponse<String> r = sendWhileBound(Duration.ofSeconds(3));
 
         assertThat(r.statusCode()).isEqualTo(503);
         assertThat(r.attempts()).isEqualTo(1);

@@ -238,8 +238,16 @@ abstract class AbstractHttpContract {
         assertThat(handler().executions("/api/thing", key)).isEqualTo(2);
     }
 
-    @Test
-    void duplicateWhileInProgressIs409WithRetryAfterThenReplays() throws Exception {
+    /** What one duplicate got while the first request was held in its handler, and what followed. */
+    private record Held(HttpResponse<byte[]> duplicate, Duration duplicateTook, HttpResponse<byte[]> original,
+            HttpResponse<byte[]> retry, int executions) {
+    }
+
+    /**
+     * Holds a first request to {@code path} in its handler, sends a duplicate with {@code headers}
+     * added, then lets the first finish and sends a retry.
+     */
+    private Held duplicateWhileHeld(String path, String... headers) throws Exception {
         TestHandler h = handler();
         h.gate = new CountDownLatch(1);
         h.entered = new CountDownLatch(1);
@@ -247,25 +255,39 @@ abstract class AbstractHttpContract {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<HttpResponse<byte[]>> first = pool.submit(() ->
-                    http().post("/api/slow", "{}", "Idempotency-Key", key, "X-User", "alice"));
+                    http().post(path, "{}", "Idempotency-Key", key, "X-User", "alice"));
             assertThat(h.entered.await(10, TimeUnit.SECONDS)).isTrue();
 
-            HttpResponse<byte[]> duplicate = http().post("/api/slow", "{}", "Idempotency-Key", key, "X-User", "alice");
-            assertProblem(duplicate, 409, "request-in-progress");
-            assertThat(duplicate.headers().firstValue("Retry-After")).hasValueSatisfying(v ->
-                    assertThat(Long.parseLong(v)).isBetween(1L, 10L));
+            String[] all = new String[headers.length + 4];
+            System.arraycopy(new String[] {"Idempotency-Key", key, "X-User", "alice"}, 0, all, 0, 4);
+            System.arraycopy(headers, 0, all, 4, headers.length);
+            long start = System.nanoTime();
+            HttpResponse<byte[]> duplicate = http().post(path, "{}", all);
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
 
             h.gate.countDown();
             HttpResponse<byte[]> original = first.get(10, TimeUnit.SECONDS);
-            HttpResponse<byte[]> retry = http().post("/api/slow", "{}", "Idempotency-Key", key, "X-User", "alice");
-            assertThat(original.statusCode()).isEqualTo(201);
-            assertThat(retry.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
-            assertThat(retry.body()).isEqualTo(original.body());
-            assertThat(h.executions("/api/slow", key)).isEqualTo(1);
+            HttpResponse<byte[]> retry = http().post(path, "{}", "Idempotency-Key", key, "X-User", "alice");
+            return new Held(duplicate, took, original, retry, h.executions(path, key));
         } finally {
             h.gate.countDown();
             pool.shutdownNow();
         }
+    }
+
+    private static void assertHeldThenReplayed(Held held) {
+        assertProblem(held.duplicate(), 409, "request-in-progress");
+        assertThat(held.duplicate().headers().firstValue("Retry-After")).hasValueSatisfying(v ->
+                assertThat(Long.parseLong(v)).isBetween(1L, 10L));
+        assertThat(held.original().statusCode()).isEqualTo(201);
+        assertThat(held.retry().headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(held.retry().body()).isEqualTo(held.original().body());
+        assertThat(held.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void duplicateWhileInProgressIs409WithRetryAfterThenReplays() throws Exception {
+        assertHeldThenReplayed(duplicateWhileHeld("/api/slow"));
     }
 
     @Test
@@ -616,38 +638,12 @@ abstract class AbstractHttpContract {
 
     @Test
     void aDuplicateWaitsNoLongerThanItsBudgetAndAnswers409WithRetryAfter() throws Exception {
-        TestHandler h = handler();
-        h.gate = new CountDownLatch(1);
-        h.entered = new CountDownLatch(1);
-        String key = key();
-        ExecutorService pool = Executors.newSingleThreadExecutor();
-        try {
-            Future<HttpResponse<byte[]>> first = pool.submit(() ->
-                    http().post("/final/slow", "{}", "Idempotency-Key", key, "X-User", "alice"));
-            assertThat(h.entered.await(10, TimeUnit.SECONDS)).isTrue();
+        // /final/ lets duplicates wait 20 s, past the test client's own 10 s timeout: only the budget ends it in time.
+        Held held = duplicateWhileHeld("/final/slow", "X-Request-Timeout", "1500");
 
-            long start = System.nanoTime();
-            HttpResponse<byte[]> duplicate = http().post("/final/slow", "{}", "Idempotency-Key", key,
-                    "X-Request-Timeout", "1500", "X-User", "alice");
-            Duration took = Duration.ofNanos(System.nanoTime() - start);
-
-            // Without the budget it would wait the engine's 20 s, past the test client's own 10 s timeout.
-            assertProblem(duplicate, 409, "request-in-progress");
-            assertThat(duplicate.headers().firstValue("Retry-After")).hasValueSatisfying(v ->
-                    assertThat(Long.parseLong(v)).isBetween(1L, 10L));
-            assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(1500)).isLessThan(WAITING_ENGINE_WAIT);
-
-            h.gate.countDown();
-            HttpResponse<byte[]> original = first.get(10, TimeUnit.SECONDS);
-            HttpResponse<byte[]> retry = http().post("/final/slow", "{}", "Idempotency-Key", key,
-                    "X-Request-Timeout", "5000", "X-User", "alice");
-            assertThat(original.statusCode()).isEqualTo(201);
-            assertThat(retry.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
-            assertThat(h.executions("/final/slow", key)).isEqualTo(1);
-        } finally {
-            h.gate.countDown();
-            pool.shutdownNow();
-        }
+        assertHeldThenReplayed(held);
+        assertThat(held.duplicateTook()).isGreaterThanOrEqualTo(Duration.ofMillis(1500))
+                .isLessThan(WAITING_ENGINE_WAIT);
     }
 
     @Test
