@@ -46,6 +46,11 @@ final class Kafka {
     }
 
     KafkaConsumer<byte[], byte[]> consumer(String group) {
+        return consumer(group, Map.of());
+    }
+
+    /** A consumer of {@code group} with {@code extra} settings on top of the tests' defaults. */
+    KafkaConsumer<byte[], byte[]> consumer(String group, Map<String, String> extra) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -53,6 +58,7 @@ final class Kafka {
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.putAll(extra);
         return new KafkaConsumer<>(p);
     }
 
