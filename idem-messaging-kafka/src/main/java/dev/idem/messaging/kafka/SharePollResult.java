@@ -2,7 +2,9 @@ package dev.idem.messaging.kafka;
 
 /**
  * What one {@link KafkaShareInboxHandler#handle} call did with a share consumer's poll. The
- * first four count acknowledgements the broker confirmed, by type.
+ * first four count acknowledgements whose commit the client reported successful, by type (an
+ * acknowledgement sent after the record's lock lapsed may be reported so although the broker
+ * gave the record to another member meanwhile; the inbox makes that repeat harmless).
  *
  * @param accepted records acknowledged {@code ACCEPT}: the inbox completed them (handled now or
  *     before, failed finally, dead-lettered by the inbox, mismatched), or they came past the
