@@ -87,6 +87,22 @@ class KafkaInboxHandlerTest {
         return results;
     }
 
+    /**
+     * A new group reads the topic's one partition until {@code booked} events are in the ledger
+     * and its committed offset reached the end; returns every poll's result.
+     */
+    private List<PollResult> readUntilBooked(KafkaInboxHandler<?> handler, String topic, int booked) {
+        String group = "ledger-" + UUID.randomUUID();
+        List<TopicPartition> partitions = Kafka.partitions(topic, 1);
+        try (KafkaConsumer<byte[], byte[]> consumer = KAFKA.consumer(group)) {
+            consumer.assign(partitions);
+            List<PollResult> results = pollUntil(handler, consumer,
+                    () -> ledger.size() == booked && KAFKA.drained(group, partitions));
+            assertThat(KAFKA.drained(group, partitions)).as("the group committed past every record").isTrue();
+            return results;
+        }
+    }
+
     static Stream<Arguments> commitFaults() {
         return Stream.of(
                 Arguments.of("times out", FaultyConsumer.Fault.before(new TimeoutException("commit timed out"))),
@@ -133,19 +149,12 @@ class KafkaInboxHandlerTest {
         send(topic, 0, "big-3", bytes("{\"n\":\"" + "x".repeat(200) + "\"}")); // over maxRequestBytes
         send(topic, 0, "ok-4", bytes("{\"n\":4}"));
         KafkaInboxHandler<Integer> handler = KafkaInboxHandler.builder(inbox(100)).deadLetterTopic(producer).build();
-        String group = "ledger-" + UUID.randomUUID();
-        List<TopicPartition> partitions = Kafka.partitions(topic, 1);
-        List<PollResult> results;
-        try (KafkaConsumer<byte[], byte[]> consumer = KAFKA.consumer(group)) {
-            consumer.assign(partitions);
-            results = pollUntil(handler, consumer, () -> ledger.size() == 3 && KAFKA.drained(group, partitions));
-        }
+        List<PollResult> results = readUntilBooked(handler, topic, 3);
 
         assertThat(ledger.keySet()).containsExactlyInAnyOrder("ok-0", "ok-2", "ok-4");
         assertThat(ledger.values()).allSatisfy(n -> assertThat(n).hasValue(1));
         assertThat(results.stream().mapToInt(PollResult::parked).sum()).isEqualTo(2);
         assertThat(results).allSatisfy(r -> assertThat(r.failed()).isFalse());
-        assertThat(KAFKA.drained(group, partitions)).isTrue();
         List<ConsumerRecord<byte[], byte[]>> dead = new ArrayList<>(KAFKA.read(topic + ".DLT", 2));
         dead.sort(java.util.Comparator.comparing(r -> KafkaHeaders.text(r.headers(), KafkaHeaders.DLT_ORIGINAL_OFFSET)));
         assertThat(dead).hasSize(2);
@@ -177,13 +186,7 @@ class KafkaInboxHandlerTest {
             }
             parked.add(r.offset());
         }).build();
-        String group = "ledger-" + UUID.randomUUID();
-        List<TopicPartition> partitions = Kafka.partitions(topic, 1);
-        List<PollResult> results;
-        try (KafkaConsumer<byte[], byte[]> consumer = KAFKA.consumer(group)) {
-            consumer.assign(partitions);
-            results = pollUntil(handler, consumer, () -> ledger.size() == 2 && KAFKA.drained(group, partitions));
-        }
+        List<PollResult> results = readUntilBooked(handler, topic, 2);
 
         assertThat(results).anySatisfy(r -> assertThat(r.failure()).hasRootCauseMessage("parking lot full"));
         assertThat(parked).containsExactly(1L);
@@ -230,13 +233,7 @@ class KafkaInboxHandlerTest {
         // The first dead-letter send reaches the broker, then its answer is lost.
         KafkaInboxHandler<Integer> handler = KafkaInboxHandler.builder(inbox(1024))
                 .deadLetterTopic(LosingProducer.wrap(producer, n -> n == 1)).build();
-        String group = "ledger-" + UUID.randomUUID();
-        List<TopicPartition> partitions = Kafka.partitions(topic, 1);
-        List<PollResult> results;
-        try (KafkaConsumer<byte[], byte[]> consumer = KAFKA.consumer(group)) {
-            consumer.assign(partitions);
-            results = pollUntil(handler, consumer, () -> ledger.size() == 2 && KAFKA.drained(group, partitions));
-        }
+        List<PollResult> results = readUntilBooked(handler, topic, 2);
 
         assertThat(results).anySatisfy(r -> assertThat(r.failure()).hasStackTraceContaining("the answer was lost"));
         assertThat(ledger.keySet()).containsExactlyInAnyOrder("ok-0", "ok-2");
