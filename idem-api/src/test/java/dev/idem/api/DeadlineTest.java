@@ -46,6 +46,7 @@ class DeadlineTest {
     }
 
     @Test
+    @SuppressWarnings("try")
     void bindingIsPerThreadAndClosingRestoresThePrevious() throws Exception {
         Deadline outer = Deadline.after(Duration.ofSeconds(9), ticker);
         Deadline inner = Deadline.after(Duration.ofSeconds(1), ticker);

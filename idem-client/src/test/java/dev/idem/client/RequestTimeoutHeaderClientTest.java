@@ -92,6 +92,7 @@ class RequestTimeoutHeaderClientTest {
     }
 
     /** Sends with a deadline {@code left} bound to this thread, as the engine binds one while work runs. */
+    @SuppressWarnings("try")
     private IdempotentResponse<String> sendWhileBound(Duration left) throws Exception {
         try (Deadline.Scope scope = Deadline.after(left, time).bind()) {
             return client(Duration.ofSeconds(60)).build().send(post("/pay").build(), BodyHandlers.ofString());
@@ -148,6 +149,7 @@ class RequestTimeoutHeaderClientTest {
     }
 
     @Test
+    @SuppressWarnings("try")
     void theGenericRetrierStopsAtTheCallersDeadlineToo() throws Exception {
         Retrier retrier = Retrier.builder().budget(RetryBudget.unlimited()).policy(time.policy().maxAttempts(10)
                 .baseDelay(Duration.ofMillis(400)).maxDelay(Duration.ofSeconds(1)).deadline(Duration.ofSeconds(60))
