@@ -132,7 +132,8 @@ class BootConventionsTest {
     void configurationMetadataHasDefaultsHintsAndTheAutoConfigurationMetadata() throws IOException {
         String metadata = resource("META-INF/spring-configuration-metadata.json");
         for (String name : List.of("idem.http.methods", "idem.http.order", "idem.max-request-bytes",
-                "management.health.idem.enabled", "idem.http.transactional-routes", "idem.store.jdbc.dialect")) {
+                "management.health.idem.enabled", "idem.http.transactional-routes", "idem.store.jdbc.dialect",
+                "idem.max-async-calls", "idem.max-pending-work")) {
             assertThat(metadata).contains("\"" + name + "\"");
         }
         assertThat(metadata).contains("\"postgresql\"").contains("\"PATCH\"").contains("-90").contains("1048576");
