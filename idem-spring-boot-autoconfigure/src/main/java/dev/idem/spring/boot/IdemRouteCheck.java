@@ -17,8 +17,6 @@ import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMappi
  * cover them.
  */
 final class IdemRouteCheck implements SmartInitializingSingleton {
-    private static final System.Logger LOG = System.getLogger(IdemRouteCheck.class.getName());
-
     private final ObjectProvider<IdemProperties> properties;
     private final ObjectProvider<RequestMappingInfoHandlerMapping> handlerMappings;
     private final ObjectProvider<RouterFunctionMapping> routerFunctions;
@@ -33,24 +31,13 @@ final class IdemRouteCheck implements SmartInitializingSingleton {
 
     @Override
     public void afterSingletonsInstantiated() {
-        IdemProperties p = properties.getIfAvailable();
-        if (p == null || p.getHttp().getRoutes().isEmpty()) {
-            return;
-        }
         Set<String> mapped = new TreeSet<>();
         handlerMappings.orderedStream().forEach(m -> {
             for (RequestMappingInfo info : m.getHandlerMethods().keySet()) {
                 mapped.addAll(info.getPatternValues());
             }
         });
-        boolean functional = routerFunctions.orderedStream().anyMatch(m -> m.getRouterFunction() != null);
-        if (functional) {
-            LOG.log(System.Logger.Level.INFO, "idem: the application has functional endpoints, whose routes "
-                    + "cannot be listed, so idem.http.routes is not checked against its mappings");
-            return;
-        }
-        if (!mapped.isEmpty()) {
-            RouteCoverage.check(p.getHttp().getRoutes(), mapped, "Spring MVC");
-        }
+        RouteCoverage.checkAtStartup(properties.getIfAvailable(), mapped,
+                routerFunctions.orderedStream().anyMatch(m -> m.getRouterFunction() != null), "Spring MVC");
     }
 }

@@ -29,8 +29,6 @@ import org.springframework.web.util.pattern.PathPattern;
  * refused when they start ({@link dev.idem.spring.webflux.IdempotencyWebFilter}).
  */
 final class IdemWebFluxRouteCheck implements SmartInitializingSingleton {
-    private static final System.Logger LOG = System.getLogger(IdemWebFluxRouteCheck.class.getName());
-
     private final ObjectProvider<IdemProperties> properties;
     private final ObjectProvider<RequestMappingInfoHandlerMapping> handlerMappings;
     private final ObjectProvider<RouterFunctionMapping> routerFunctions;
@@ -58,14 +56,8 @@ final class IdemWebFluxRouteCheck implements SmartInitializingSingleton {
                 refuseStreaming(routes, p.getHttp().getMethods(), info, e.getValue());
             }
         });
-        if (routerFunctions.orderedStream().anyMatch(m -> m.getRouterFunction() != null)) {
-            LOG.log(System.Logger.Level.INFO, "idem: the application has functional endpoints, whose routes "
-                    + "cannot be listed, so idem.http.routes is not checked against its mappings");
-            return;
-        }
-        if (!mapped.isEmpty()) {
-            RouteCoverage.check(p.getHttp().getRoutes(), mapped, "WebFlux");
-        }
+        RouteCoverage.checkAtStartup(p, mapped,
+                routerFunctions.orderedStream().anyMatch(m -> m.getRouterFunction() != null), "WebFlux");
     }
 
     private static void refuseStreaming(List<PathPattern> routes, List<String> methods, RequestMappingInfo info,

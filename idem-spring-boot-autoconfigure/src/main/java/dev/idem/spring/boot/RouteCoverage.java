@@ -16,8 +16,31 @@ import org.springframework.web.util.pattern.PathPattern;
  */
 final class RouteCoverage {
     static final String PROPERTY = "idem.http.routes";
+    private static final System.Logger LOG = System.getLogger(RouteCoverage.class.getName());
 
     private RouteCoverage() {
+    }
+
+    /**
+     * The startup check of both stacks, once the application's mappings are known: nothing to
+     * check without routes or annotated mappings; with functional endpoints, whose routes cannot
+     * be listed, nothing is checked (said at INFO); else {@link #check(List, Set, String)}.
+     *
+     * @param properties the settings, or null
+     * @param mapped the patterns of the annotated mappings
+     * @param functional whether the application has functional endpoints
+     * @param stack "Spring MVC" or "WebFlux", for the message
+     */
+    static void checkAtStartup(IdemProperties properties, Set<String> mapped, boolean functional, String stack) {
+        if (properties == null || properties.getHttp().getRoutes().isEmpty() || mapped.isEmpty()) {
+            return;
+        }
+        if (functional) {
+            LOG.log(System.Logger.Level.INFO, "idem: the application has functional endpoints, whose routes "
+                    + "cannot be listed, so idem.http.routes is not checked against its mappings");
+            return;
+        }
+        check(properties.getHttp().getRoutes(), mapped, stack);
     }
 
     /**
