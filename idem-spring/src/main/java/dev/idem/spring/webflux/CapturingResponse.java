@@ -32,7 +32,6 @@ import reactor.core.publisher.Mono;
  * a real response. Not API.
  */
 final class CapturingResponse extends ServerHttpResponseDecorator {
-
     private final HttpHeaders headers = new HttpHeaders();
     private final MultiValueMap<String, ResponseCookie> cookies = new LinkedMultiValueMap<>();
     private final List<Supplier<? extends Mono<Void>>> beforeCommit = new ArrayList<>();

@@ -152,7 +152,8 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
 
     /**
      * The client left (the server cancelled the filter's subscription): stops whatever this
-     * exchange still runs, so a handler stops and the engine releases its key and its slot.
+     * exchange still runs, so a handler stops and the engine frees its slot (a cancelled work
+     * stage keeps its claim until the lease lapses, since its effect may have been under way).
      */
     void cancel() {
         cancelled = true;

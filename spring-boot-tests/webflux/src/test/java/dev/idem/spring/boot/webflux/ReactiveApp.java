@@ -126,6 +126,19 @@ public class ReactiveApp {
                     .doOnSubscribe(s -> STREAMS_STARTED.incrementAndGet())
                     .doFinally(s -> STREAMS_ENDED.incrementAndGet());
         }
+
+        /**
+         * An endless JSON array, as fast as it can be written.
+         *
+         * @return the ticks, forever
+         */
+        @PostMapping("/feeds/everything")
+        public Flux<Map<String, Object>> everything() {
+            return Flux.<Map<String, Object>, Long>generate(() -> 0L, (n, sink) -> {
+                sink.next(Map.of("tick", n));
+                return n + 1;
+            }).doOnSubscribe(s -> STREAMS_STARTED.incrementAndGet()).doFinally(s -> STREAMS_ENDED.incrementAndGet());
+        }
     }
 
     /** A charge request; the reference is the client's key. */

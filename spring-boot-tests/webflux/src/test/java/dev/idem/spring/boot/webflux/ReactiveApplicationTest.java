@@ -256,6 +256,23 @@ class ReactiveApplicationTest {
     }
 
     @Test
+    void anEndlessBodyOnACoveredRouteIsCutAtTheStoresLimitAndStops() throws Exception {
+        String key = key();
+        HttpResponse<String> endless = post("/feeds/everything", "alice", key);
+        int started = ReactiveApp.STREAMS_STARTED.get();
+        HttpResponse<String> again = post("/feeds/everything", "alice", key);
+
+        // Answered as too large to store, on every call, without running the handler again.
+        assertThat(endless.statusCode()).isEqualTo(500);
+        assertThat(endless.body()).contains("outcome-not-stored");
+        assertThat(again.statusCode()).isEqualTo(500);
+        assertThat(again.body()).contains("outcome-not-stored");
+        assertThat(ReactiveApp.STREAMS_STARTED.get()).isEqualTo(started);
+        Awaitility.await().atMost(WAIT).untilAsserted(() -> assertThat(ReactiveApp.STREAMS_ENDED.get())
+                .as("streams ended").isEqualTo(ReactiveApp.STREAMS_STARTED.get()));
+    }
+
+    @Test
     void aHandlerWhoseClientLeftIsStoppedAndItsSlotComesBack() throws Exception {
         // idem.max-async-calls=4: handlers that kept running (and their slots) after their
         // clients left would leave none for the next call after four such requests.
