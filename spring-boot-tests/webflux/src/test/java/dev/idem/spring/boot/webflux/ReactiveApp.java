@@ -128,14 +128,15 @@ public class ReactiveApp {
         }
 
         /**
-         * An endless JSON array, as fast as it can be written.
+         * An endless JSON array of 4 KiB elements, as fast as it can be written.
          *
          * @return the ticks, forever
          */
         @PostMapping("/feeds/everything")
         public Flux<Map<String, Object>> everything() {
+            String padding = "x".repeat(4096);
             return Flux.<Map<String, Object>, Long>generate(() -> 0L, (n, sink) -> {
-                sink.next(Map.of("tick", n));
+                sink.next(Map.of("tick", n, "padding", padding));
                 return n + 1;
             }).doOnSubscribe(s -> STREAMS_STARTED.incrementAndGet()).doFinally(s -> STREAMS_ENDED.incrementAndGet());
         }
