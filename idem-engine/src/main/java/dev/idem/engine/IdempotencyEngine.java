@@ -427,6 +427,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public <T> Result<T> executeAtomically(IdempotencyKey key, Object request, Class<T> type, CallOptions options,
             AtomicWork<? extends T> work) {
         Objects.requireNonNull(type, "type");
+        checkSameStore(work);
         return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
     }
 
@@ -444,6 +445,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public <T> Result<T> executeAtomically(IdempotencyKey key, Object request, TypeReference<T> type,
             CallOptions options, AtomicWork<? extends T> work) {
         Objects.requireNonNull(type, "type");
+        checkSameStore(work);
         return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
     }
 
@@ -610,6 +612,15 @@ public final class IdempotencyEngine implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(runner, "work");
         return new Execution<T>(this, key, type, options, runner).run(request);
+    }
+
+    // Work bound to another store would complete a record this engine never claimed: its fenced
+    // completion matches nothing and it would be answered "lease lost", which is false.
+    private void checkSameStore(AtomicWork<?> work) {
+        IdempotencyStore bound = Objects.requireNonNull(work, "work").store();
+        if (bound != null && !store.isBackedBy(bound)) {
+            throw new ForeignStoreWorkException(store, bound);
+        }
     }
 
     long nextToken() {

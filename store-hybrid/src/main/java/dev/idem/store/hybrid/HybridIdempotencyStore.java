@@ -149,6 +149,11 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 
     /** The database store's, with the server clock only if the gate uses Redis {@code TIME} too. */
     @Override
+    public boolean isBackedBy(IdempotencyStore store) {
+        return this == store || truth.isBackedBy(store);
+    }
+
+    @Override
     public StoreCapabilities capabilities() {
         StoreCapabilities c = truth.capabilities();
         return new StoreCapabilities(c.nativeExpiry(), c.serverClock() && serverClock, c.maxOutcomeBytes());

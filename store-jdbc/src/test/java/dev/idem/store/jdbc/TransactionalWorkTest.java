@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.store.RecordState;
+import dev.idem.engine.ForeignStoreWorkException;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
 import dev.idem.store.jdbc.Charges.Charge;
+import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import java.time.Duration;
 import java.util.Map;
@@ -18,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -45,6 +48,38 @@ class TransactionalWorkTest {
 
     private IdempotencyKey key(String token) {
         return IdempotencyKey.inScope(scope).operation("charge").key(token);
+    }
+
+    @Test
+    void anEngineOnAnotherStoreRefusesTheWorkNamingBothStoresBeforeClaiming() {
+        JdbcIdempotencyStore jdbcStore = store(Backend.H2, false);
+        MemoryIdempotencyStore memory = MemoryIdempotencyStore.create();
+        IdempotencyEngine onMemory = IdempotencyEngine.builder().store(memory).build();
+        IdempotencyKey key = key("two-stores");
+
+        assertThatThrownBy(() -> onMemory.callAtomically(key, Map.of("amount", 10), Charge.class,
+                jdbcStore.transactional(handle -> {
+                    runs.incrementAndGet();
+                    return Charges.insert(handle, key, 10, "w1");
+                })))
+                .isInstanceOf(ForeignStoreWorkException.class)
+                .hasMessageContaining(jdbcStore.toString())
+                .hasMessageContaining(memory.toString())
+                .hasMessageNotContaining("fencing token");
+        assertThat(runs).hasValue(0);
+        assertThat(memory.find(key)).isEmpty();
+        assertThat(jdbcStore.find(key)).isEmpty();
+
+        // Another store object over the same DataSource and table holds the same records.
+        JdbcIdempotencyStore twin = store(Backend.H2, false);
+        Charge charge = engine(twin).callAtomically(key, Map.of("amount", 10), Charge.class,
+                jdbcStore.transactional(handle -> Charges.insert(handle, key, 10, "w1")));
+        assertThat(jdbcStore.find(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(charge).isNotNull();
+        // Another database is another store.
+        assertThatThrownBy(() -> engine(store(Backend.H2, true)).callAtomically(key("other-db"), "{}", Charge.class,
+                jdbcStore.transactional(handle -> Charges.insert(handle, key, 10, "w2"))))
+                .isInstanceOf(ForeignStoreWorkException.class);
     }
 
     @ParameterizedTest
