@@ -54,17 +54,22 @@ class AsyncAndStepsTest {
         ChargeRequest chargeRequest = new ChargeRequest("customer-42", 1_000);
 
         // tag::async[]
-        // The work returns a CompletionStage; the answer is a CompletableFuture of the value...
+        // The work returns a CompletionStage; the answer is a CompletableFuture of the value:
         CompletableFuture<Charge> charge = engine.callAsync(key, chargeRequest, Charge.class,
                 ctx -> gateway.charge(chargeRequest, ctx.downstreamKey()));
-
-        // ...or of the Result, to know whether it was replayed (an HTTP answer):
+        // end::async[]
+        charge.join();
+        // tag::async-result[]
+        // ...or of the Result, when it matters whether this call ran the work (an HTTP answer):
         CompletableFuture<Result<Charge>> result = engine.executeAsync(key, chargeRequest, Charge.class,
                 ctx -> gateway.charge(chargeRequest, ctx.downstreamKey()));
-        result.thenAccept(r -> respond(r.value(), r.replayed()));   // replayed: true, the same Charge
-
-        // A failure completes the future with the exception the blocking call throws; join() and
-        // get() wrap it (CompletionException, ExecutionException) as the JDK always does.
+        result.thenAccept(r -> respond(r.value(), r.replayed()));   // a retry: replayed, the same Charge
+        // end::async-result[]
+        result.join();
+        // tag::async-failure[]
+        // A failure completes the future with the exception the blocking call throws (callbacks
+        // such as exceptionally(...) on it see it as is); join() and get() wrap it, as the JDK
+        // always does, in CompletionException and ExecutionException.
         CompletableFuture<Charge> reused = engine.callAsync(key, new ChargeRequest("customer-42", 2_000),
                 Charge.class, ctx -> gateway.charge(chargeRequest, ctx.downstreamKey()));
         try {
@@ -72,7 +77,7 @@ class AsyncAndStepsTest {
         } catch (CompletionException e) {
             Throwable cause = e.getCause();   // KeyReusedException (422): same key, another request
         }
-        // end::async[]
+        // end::async-failure[]
 
         assertThat(result.join().replayed()).isTrue();
         assertThat(result.join().value()).isEqualTo(charge.join());

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.IdempotencyKeyHeader;
+import dev.idem.api.LeaseLostException;
 import dev.idem.api.ReplayedFailureException;
 import dev.idem.api.RequestInProgressException;
 import dev.idem.engine.CallOptions;
@@ -140,8 +141,9 @@ class QuickStartTest {
                     throw new AssertionError("replayed, never run again");
                 }));
         assertThat(replay).isEqualTo(booked);
-        assertThat(Jdbi.create(dataSource).withHandle(h -> h.createQuery("select count(*) from charge")
-                .mapTo(Integer.class).one())).isEqualTo(1);
+        int rows = Jdbi.create(dataSource).withHandle(h -> h.createQuery("select count(*) from charge")
+                .mapTo(Integer.class).one());
+        assertThat(rows).isEqualTo(1);
     }
 
     @Test
@@ -189,5 +191,53 @@ class QuickStartTest {
         IdempotencyKey key = IdempotencyKey.inScope("c").operation("book").key("b-1");
         Booking booking = new Booking("101", Instant.parse("2026-11-26T10:00:00Z"));
         assertThat(engine.call(key, booking, Booking.class, ctx -> booking)).isEqualTo(booking);
+    }
+
+    static Charge insertCharge(org.jdbi.v3.core.Handle handle, ChargeRequest request) {
+        String id = "ch_" + UUID.randomUUID();
+        handle.execute("insert into charge (id, customer, amount_cents) values (?, ?, ?)",
+                id, request.customer(), request.amountCents());
+        return new Charge(id, request.amountCents());
+    }
+
+    @Test
+    void atomicStepAndCompleteWithin() {
+        DataSource dataSource = h2();
+        Jdbi jdbi = Jdbi.create(dataSource);
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(jdbi).build().createTableIfNotExists();
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).build();
+        ChargeRequest chargeRequest = new ChargeRequest("customer-42", 700, "EUR");
+        IdempotencyKey key = IdempotencyKey.inScope("customer-42").operation("place-order").key("s-1");
+
+        Charge first = engine.call(key, chargeRequest, Charge.class, ctx -> {
+            // tag::atomic-step[]
+            Charge c = ctx.atomicStep("charge", Charge.class, cp -> store.checkpointInTransaction(
+                    ctx.key(), cp.fencingToken(), cp::journalWith, handle -> insertCharge(handle, chargeRequest)));
+            // end::atomic-step[]
+            return c;
+        });
+        assertThat(first.amountCents()).isEqualTo(700);
+
+        IdempotencyKey other = IdempotencyKey.inScope("customer-42").operation("create-charge").key("t-1");
+        // tag::complete-within[]
+        // A transaction the application opens itself (here Jdbi's; with Spring or jOOQ, the handle
+        // over the connection of the transaction they manage): the charge row and the completion
+        // commit or roll back together.
+        Charge charge = engine.callAtomically(other, chargeRequest, Charge.class, (ctx, completion) ->
+                jdbi.inTransaction(handle -> {
+                    Charge c = insertCharge(handle, chargeRequest);
+                    if (!store.completeWithin(handle, ctx.key(), ctx.fencingToken(), completion.encode(c),
+                            completion.ttl())) {
+                        // Another worker took the key over: roll back, write nothing.
+                        throw new LeaseLostException(ctx.key(), ctx.fencingToken());
+                    }
+                    return c;
+                }));
+        // end::complete-within[]
+        assertThat(engine.callAtomically(other, chargeRequest, Charge.class, (ctx, completion) -> {
+            throw new AssertionError("replayed, never run again");
+        })).isEqualTo(charge);
+        int rows = jdbi.withHandle(h -> h.createQuery("select count(*) from charge").mapTo(Integer.class).one());
+        assertThat(rows).isEqualTo(2);
     }
 }

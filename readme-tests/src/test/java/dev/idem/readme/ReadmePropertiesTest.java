@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.engine.IdempotencyEvent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -72,6 +73,7 @@ class ReadmePropertiesTest {
 
     static Set<String> providerProperties() {
         Set<String> names = codeNames("StoreProvider.java");
+        names.removeIf(n -> n.endsWith("."));   // prefixes the providers build names from
         assertThat(names).as("properties the store providers read").contains("idem.store.jdbc.url");
         return names;
     }
@@ -80,6 +82,10 @@ class ReadmePropertiesTest {
     void everyIdemNameInAReadmeExists() throws IOException {
         Set<String> known = new TreeSet<>(metadataProperties());
         known.addAll(codeNames(".java"));
+        // Span events are named "idem." + the event's outcome (idem-opentelemetry).
+        for (IdempotencyEvent.Type t : IdempotencyEvent.Type.values()) {
+            known.add("idem." + t.outcome());
+        }
         List<String> problems = new ArrayList<>();
         for (Path md : Docs.markdownFiles()) {
             List<String> lines = Docs.lines(md);
