@@ -36,7 +36,6 @@ class ReadmeSnippetsTest {
             "engine-tck/README.md",
             "idem-client/README.md",
             "idem-http/README.md",
-            "idem-jackson3/README.md",
             "idem-messaging-kafka/README.md",
             "idem-messaging/README.md",
             "idem-micrometer/README.md",
@@ -46,7 +45,6 @@ class ReadmeSnippetsTest {
             "store-dynamodb/README.md",
             "store-hybrid/README.md",
             "store-jdbc/README.md",
-            "store-memory/README.md",
             "store-redis/README.md",
             "store-tck/README.md");
 
