@@ -33,18 +33,13 @@ class ReadmeSnippetsTest {
      * listed, is checked at once.
      */
     static final Set<String> NOT_YET_COMPILED = Set.of(
-            "engine-tck/README.md",
-            "idem-client/README.md",
             "idem-http/README.md",
             "idem-messaging-kafka/README.md",
             "idem-messaging/README.md",
-            "idem-micrometer/README.md",
-            "idem-opentelemetry/README.md",
             "idem-outbox-jdbc/README.md",
             "idem-spring-boot-starter/README.md",
             "store-dynamodb/README.md",
             "store-hybrid/README.md",
-            "store-jdbc/README.md",
             "store-redis/README.md",
             "store-tck/README.md");
 
