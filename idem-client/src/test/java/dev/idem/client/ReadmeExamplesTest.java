@@ -61,8 +61,9 @@ class ReadmeExamplesTest {
             assertThat(r.statusCode()).isEqualTo(201);
             assertThat(r.attempts()).isEqualTo(2);
             assertThat(log).containsExactly("201/1/false");
-            // One key per intent: both attempts of the first send carried the same key.
-            assertThat(server.keys("/payments").subList(0, 2)).containsOnly(r.idempotencyKey());
+            // One key per intent: both attempts of the first send carried the same key (quoted, as the
+            // draft's Structured Field string).
+            assertThat(server.keys("/payments").subList(0, 2)).containsOnly("\"" + r.idempotencyKey() + "\"");
         }
     }
 
