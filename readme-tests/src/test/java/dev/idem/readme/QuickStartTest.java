@@ -203,8 +203,7 @@ class QuickStartTest {
     @Test
     void atomicStepAndCompleteWithin() {
         DataSource dataSource = h2();
-        Jdbi jdbi = Jdbi.create(dataSource);
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(jdbi).build().createTableIfNotExists();
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).build().createTableIfNotExists();
         IdempotencyEngine engine = IdempotencyEngine.builder().store(store).build();
         ChargeRequest chargeRequest = new ChargeRequest("customer-42", 700, "EUR");
         IdempotencyKey key = IdempotencyKey.inScope("customer-42").operation("place-order").key("s-1");
@@ -218,14 +217,15 @@ class QuickStartTest {
         });
         assertThat(first.amountCents()).isEqualTo(700);
 
-        IdempotencyKey other = IdempotencyKey.inScope("customer-42").operation("create-charge").key("t-1");
+        IdempotencyKey key2 = IdempotencyKey.inScope("customer-42").operation("create-charge").key("t-1");
         // tag::complete-within[]
         // A transaction the application opens itself (here Jdbi's; with Spring or jOOQ, the handle
         // over the connection of the transaction they manage): the charge row and the completion
         // commit or roll back together.
-        Charge charge = engine.callAtomically(other, chargeRequest, Charge.class, (ctx, completion) ->
+        Jdbi jdbi = Jdbi.create(dataSource);                      // the store's database
+        Charge charge = engine.callAtomically(key2, chargeRequest, Charge.class, (ctx, completion) ->
                 jdbi.inTransaction(handle -> {
-                    Charge c = insertCharge(handle, chargeRequest);
+                    Charge c = insertCharge(handle, chargeRequest);   // your writes
                     if (!store.completeWithin(handle, ctx.key(), ctx.fencingToken(), completion.encode(c),
                             completion.ttl())) {
                         // Another worker took the key over: roll back, write nothing.
@@ -234,7 +234,7 @@ class QuickStartTest {
                     return c;
                 }));
         // end::complete-within[]
-        assertThat(engine.callAtomically(other, chargeRequest, Charge.class, (ctx, completion) -> {
+        assertThat(engine.callAtomically(key2, chargeRequest, Charge.class, (ctx, completion) -> {
             throw new AssertionError("replayed, never run again");
         })).isEqualTo(charge);
         int rows = jdbi.withHandle(h -> h.createQuery("select count(*) from charge").mapTo(Integer.class).one());
