@@ -1,10 +1,12 @@
 package dev.idem.engine;
 
 import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.protection.OutcomeFilter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Per-call overrides of the engine's defaults: record TTL, lease, what a duplicate does
@@ -19,6 +21,7 @@ public final class CallOptions {
     private final InProgressPolicy inProgress;
     private final List<String> excluded;
     private final PointerSet excludedSet;
+    private final OutcomeFilter outcomeFilter;
 
     private CallOptions(Builder b) {
         this.ttl = b.ttl;
@@ -26,6 +29,23 @@ public final class CallOptions {
         this.inProgress = b.inProgress;
         this.excluded = List.copyOf(b.excluded);
         this.excludedSet = PointerSet.of(excluded);
+        this.outcomeFilter = b.outcomeFilter;
+    }
+
+    /**
+     * A builder holding these options, to override more of them (a setter may still be called
+     * once: on an option set here it fails).
+     *
+     * @return a builder with every option of this one set
+     */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.ttl = ttl;
+        b.lease = lease;
+        b.inProgress = inProgress;
+        b.excluded.addAll(excluded);
+        b.outcomeFilter = outcomeFilter;
+        return b;
     }
 
     /**
@@ -86,14 +106,39 @@ public final class CallOptions {
         return excludedSet;
     }
 
+    /**
+     * The outcome filter override, or null.
+     *
+     * @return the filter deciding what of this call's result is stored, or null for the engine's
+     */
+    public @Nullable OutcomeFilter outcomeFilter() {
+        return outcomeFilter;
+    }
+
     /** Validating builder; each setter may be called once. */
     public static final class Builder {
         private Duration ttl;
         private Duration lease;
         private InProgressPolicy inProgress;
         private final List<String> excluded = new ArrayList<>();
+        private OutcomeFilter outcomeFilter;
 
         private Builder() {
+        }
+
+        /**
+         * What of this call's result is stored and how a replay rebuilds it, instead of the
+         * engine's {@link IdempotencyEngine.Builder#outcomeFilter}.
+         *
+         * @param filter the filter
+         * @return this builder
+         */
+        public Builder outcomeFilter(OutcomeFilter filter) {
+            if (this.outcomeFilter != null) {
+                throw new IllegalStateException("outcomeFilter was already set to " + this.outcomeFilter);
+            }
+            this.outcomeFilter = Objects.requireNonNull(filter, "filter");
+            return this;
         }
 
         /**
