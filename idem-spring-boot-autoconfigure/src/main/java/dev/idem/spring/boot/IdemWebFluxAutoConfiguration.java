@@ -3,6 +3,7 @@ package dev.idem.spring.boot;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.http.HandlerExecution;
 import dev.idem.http.HttpIdempotency;
+import dev.idem.http.ResponseFilter;
 import dev.idem.http.PrincipalResolver;
 import dev.idem.spring.IdempotencyExceptionHandler;
 import dev.idem.spring.webflux.IdempotencyWebFilter;
@@ -51,6 +52,7 @@ public class IdemWebFluxAutoConfiguration {
      * @param properties the settings
      * @param principals the scoping rule
      * @param handlerMappings WebFlux's handler mappings, looked up on the first request
+     * @param responseFilter what of a response is stored, if the application defines one
      * @return the configuration the filter applies
      * @throws IllegalArgumentException if a route is not a Spring path pattern, or the
      *     transactional mode is asked for (it runs blocking handlers only)
@@ -58,7 +60,8 @@ public class IdemWebFluxAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public HttpIdempotency httpIdempotency(IdempotencyEngine engine, IdemProperties properties,
-            PrincipalResolver principals, ObjectProvider<HandlerMapping> handlerMappings) {
+            PrincipalResolver principals, ObjectProvider<HandlerMapping> handlerMappings,
+            ObjectProvider<ResponseFilter> responseFilter) {
         IdemProperties.Http http = properties.getHttp();
         if (http.isTransactional() || !http.getTransactionalRoutes().isEmpty()) {
             throw new IllegalArgumentException("idem.http.transactional" + (http.isTransactional() ? "" : "-routes")
@@ -69,14 +72,15 @@ public class IdemWebFluxAutoConfiguration {
                 () -> handlerMappings.orderedStream().filter(IdemWebFluxAutoConfiguration::servesEndpoints)
                         .collect(Collectors.toList()));
         boolean keyRequired = http.isKeyRequired();
-        return HttpIdempotency.builder(engine)
+        HttpIdempotency.Builder b = HttpIdempotency.builder(engine)
                 .methods(http.getMethods().toArray(new String[0]))
                 .routes(routes)
                 .principals(principals)
                 .keyRequired(route -> keyRequired)
                 .maxBodyBytes(properties.getMaxRequestBytes())
-                .execution(HandlerExecution.engine(engine))
-                .build();
+                .execution(HandlerExecution.engine(engine));
+        responseFilter.ifUnique(b::responseFilter);
+        return b.build();
     }
 
     /** Annotated controllers and functional endpoints; not static resources, which match everything. */
