@@ -129,7 +129,7 @@ class BenchmarkSmokeTest {
             assertThat(replay.value()).isEqualTo(ProtectionBenchmark.payloadOf(size));
             byte[] sealed = b.sealOutcome();
             assertThat(sealed.length).isEqualTo(protection == ProtectionBenchmark.Protection.NONE ? size
-                    : size + 3 + "bench-outcomes".length() + 16 + 4 + 4 + 16);
+                    : size + 3 + "bench-outcomes".length() + 16 + 12 + 4 + 4 + 16);
             assertThat(b.openOutcome()).hasSize(size);
         }
     }

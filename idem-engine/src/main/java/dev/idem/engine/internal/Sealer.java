@@ -11,6 +11,8 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.Mac;
@@ -28,18 +30,21 @@ import javax.crypto.spec.SecretKeySpec;
  *                     so an envelope is never mistaken for either)
  *   u8  n             length of the key id
  *   n   key id        ASCII, the {@link KeyVersion#id()} it was written under
- *   16  salt          random per write
+ *   16  salt          names the data key: HMAC-SHA-256(key, "idem-data-key/v1" 0 salt)
+ *   12  nonce         random per write
  *   4   key check     the first 4 bytes of HMAC-SHA-256(key, "idem-key-check/v1")
  *   u32 length        of what follows: the ciphertext and its 16-byte tag
  *   ... ciphertext, tag
  * </pre>
- * Each write derives its own AES-256 key, HMAC-SHA-256(key, "idem-data-key/v1" 0 salt), and
- * uses the first 12 bytes of the salt as the GCM nonce: a key version can protect any number
- * of records without the 2^32-message bound a single GCM key with random nonces has. The
- * associated data is a domain tag, the part (outcome or journal), the header above and the
- * record's scope, operation, key and fingerprint, each length-prefixed: an envelope copied to
- * another record, or a journal copied into an outcome, does not open. The key check tells a
- * wrong key under the right id from altered bytes; the length tells a cut-off record.
+ * Data keys are derived from the key version and a random salt, and each is used for at most
+ * {@value #WRITES_PER_DATA_KEY} writes (then a new salt is drawn), each with a random 96-bit
+ * nonce: far inside the 2^32 writes a GCM key with random nonces may take, however many records
+ * a key version protects. A data key stays in use across writes, so its AES key schedule is
+ * computed once, not per record. The associated data is a domain tag, the part (outcome or
+ * journal), the header above and the record's scope, operation, key and fingerprint, each
+ * length-prefixed: an envelope copied to another record, or a journal copied into an outcome,
+ * does not open. The key check tells a wrong key under the right id from altered bytes; the
+ * length tells a cut-off record.
  */
 public final class Sealer {
     /** What is sealed: part of the associated data, so the two never stand in for each other. */
@@ -63,6 +68,8 @@ public final class Sealer {
     private static final byte VERSION = 1;
     private static final int SALT = 16;
     private static final int NONCE = 12;
+    /** Writes under one data key before a new salt is drawn. */
+    static final long WRITES_PER_DATA_KEY = 1L << 28;
     private static final int CHECK = 4;
     private static final int TAG = 16;
     private static final byte[] DOMAIN = "idem-seal/v1\0".getBytes(StandardCharsets.US_ASCII);
@@ -73,6 +80,8 @@ public final class Sealer {
     private final KeyProvider keys;
     private final boolean refuseClear;
     private final SecureRandom random = new SecureRandom();
+    private final AtomicReference<DataKey> writing = new AtomicReference<>();
+    private final long writesPerDataKey;
 
     /**
      * A sealer under {@code keys}.
@@ -81,8 +90,14 @@ public final class Sealer {
      * @param refuseClear whether a record that is not encrypted is refused rather than read
      */
     public Sealer(KeyProvider keys, boolean refuseClear) {
+        this(keys, refuseClear, WRITES_PER_DATA_KEY);
+    }
+
+    /** A sealer that draws a new data key every {@code writesPerDataKey} writes (tests). */
+    Sealer(KeyProvider keys, boolean refuseClear, long writesPerDataKey) {
         this.keys = keys;
         this.refuseClear = refuseClear;
+        this.writesPerDataKey = writesPerDataKey;
     }
 
     /** Whether writes are encrypted. */
@@ -92,7 +107,7 @@ public final class Sealer {
 
     /** The most bytes sealing adds to what it is given. */
     public static int maxOverhead() {
-        return 2 + 1 + KeyVersion.MAX_ID_LENGTH + SALT + CHECK + 4 + TAG;
+        return 2 + 1 + KeyVersion.MAX_ID_LENGTH + SALT + NONCE + CHECK + 4 + TAG;
     }
 
     /**
@@ -110,22 +125,19 @@ public final class Sealer {
             throw new IllegalStateException("the key provider " + keys.getClass().getName()
                     + " returned no current key");
         }
+        DataKey dataKey = dataKeyFor(version);
         byte[] id = version.id().getBytes(StandardCharsets.US_ASCII);
-        int header = 3 + id.length + SALT + CHECK + 4;
+        int header = 3 + id.length + SALT + NONCE + CHECK + 4;
         int sealedLength = plain.length + TAG;
         byte[] out = new byte[header + sealedLength];
         ByteBuffer b = ByteBuffer.wrap(out);
-        b.put(MAGIC).put(VERSION).put((byte) id.length).put(id);
-        byte[] salt = new byte[SALT];
-        random.nextBytes(salt);
-        b.put(salt);
+        b.put(MAGIC).put(VERSION).put((byte) id.length).put(id).put(dataKey.salt);
+        byte[] nonce = new byte[NONCE];
+        random.nextBytes(nonce);
+        b.put(nonce).put(dataKey.check).putInt(sealedLength);
         Crypto c = CRYPTO.get();
         try {
-            Mac mac = c.mac(version);
-            mac.update(CHECK_LABEL);
-            b.put(mac.doFinal(), 0, CHECK);
-            b.putInt(sealedLength);
-            Cipher cipher = c.cipher(Cipher.ENCRYPT_MODE, dataKey(mac, salt), salt);
+            Cipher cipher = c.cipher(Cipher.ENCRYPT_MODE, dataKey, nonce);
             cipher.updateAAD(associatedData(part, key, fingerprint, out, header));
             int written = cipher.doFinal(plain, 0, plain.length, out, header);
             if (written != sealedLength) {
@@ -137,6 +149,26 @@ public final class Sealer {
             throw new IllegalStateException("AES-GCM failed while encrypting under key '" + version.id() + "': "
                     + e.getClass().getSimpleName(), e);
         }
+    }
+
+    /**
+     * The data key writes use under {@code version}: the current one, or a new one with a fresh
+     * salt once the version changed (rotation) or the current one has taken its share of writes.
+     */
+    private DataKey dataKeyFor(KeyVersion version) {
+        DataKey current = writing.get();
+        while (current == null || !sameKey(current.version, version)
+                || current.writes.incrementAndGet() > writesPerDataKey) {
+            byte[] salt = new byte[SALT];
+            random.nextBytes(salt);
+            DataKey fresh = DataKey.derive(version, salt);
+            fresh.writes.incrementAndGet();
+            if (writing.compareAndSet(current, fresh)) {
+                return fresh;
+            }
+            current = writing.get();
+        }
+        return current;
     }
 
     /**
@@ -154,7 +186,7 @@ public final class Sealer {
             }
             return stored;
         }
-        if (stored.length < 3 || stored.length < 3 + (stored[2] & 0xFF) + SALT + CHECK + 4) {
+        if (stored.length < 3 || stored.length < 3 + (stored[2] & 0xFF) + SALT + NONCE + CHECK + 4) {
             String id = stored.length >= 3 && stored.length >= 3 + (stored[2] & 0xFF)
                     ? readId(stored) : null;
             throw unreadable(part, key, Reason.TRUNCATED, id, "its encrypted envelope is cut short, at "
@@ -166,7 +198,7 @@ public final class Sealer {
         }
         String id = readId(stored);
         int at = 3 + (stored[2] & 0xFF);
-        int header = at + SALT + CHECK + 4;
+        int header = at + SALT + NONCE + CHECK + 4;
         if (keys == null) {
             throw unreadable(part, key, Reason.KEY_MISSING, id, "it is encrypted under key id '" + id
                     + "', and this engine has no encryption keys (IdempotencyEngine.Builder.encryptOutcomes)", null);
@@ -194,16 +226,14 @@ public final class Sealer {
         }
         Crypto c = CRYPTO.get();
         try {
-            Mac mac = c.mac(version);
-            mac.update(CHECK_LABEL);
-            byte[] check = mac.doFinal();
-            if (!MessageDigest.isEqual(Arrays.copyOf(check, CHECK), Arrays.copyOfRange(stored, at + SALT,
-                    at + SALT + CHECK))) {
+            DataKey dataKey = c.dataKey(version, stored, at);
+            if (!MessageDigest.isEqual(dataKey.check, Arrays.copyOfRange(stored, at + SALT + NONCE,
+                    at + SALT + NONCE + CHECK))) {
                 throw unreadable(part, key, Reason.WRONG_KEY, id, "the key the provider has under id '" + id
                         + "' is not the key it was encrypted with", null);
             }
-            byte[] salt = Arrays.copyOfRange(stored, at, at + SALT);
-            Cipher cipher = c.cipher(Cipher.DECRYPT_MODE, dataKey(mac, salt), salt);
+            Cipher cipher = c.cipher(Cipher.DECRYPT_MODE, dataKey, Arrays.copyOfRange(stored, at + SALT,
+                    at + SALT + NONCE));
             cipher.updateAAD(associatedData(part, key, fingerprint, stored, header));
             return cipher.doFinal(stored, header, sealedLength);
         } catch (AEADBadTagException e) {
@@ -235,14 +265,16 @@ public final class Sealer {
         return readId(stored);
     }
 
-    private static String readId(byte[] stored) {
-        return new String(stored, 3, stored[2] & 0xFF, StandardCharsets.US_ASCII);
+    /**
+     * Whether two key versions are the same key: the same instance, or (for a provider that
+     * makes a new one per call) the same id and bytes.
+     */
+    private static boolean sameKey(KeyVersion a, KeyVersion b) {
+        return a == b || (a.id().equals(b.id()) && a.secretKey().equals(b.secretKey()));
     }
 
-    private static SecretKeySpec dataKey(Mac mac, byte[] salt) {
-        mac.update(DATA_KEY_LABEL);
-        mac.update(salt);
-        return new SecretKeySpec(mac.doFinal(), "AES");
+    private static String readId(byte[] stored) {
+        return new String(stored, 3, stored[2] & 0xFF, StandardCharsets.US_ASCII);
     }
 
     private static byte[] associatedData(Part part, IdempotencyKey key, byte[] fingerprint, byte[] envelope,
@@ -266,39 +298,103 @@ public final class Sealer {
         return new OutcomeUnreadableException(key, reason, keyId, what + " cannot be read: " + why, cause);
     }
 
-    /** A thread's cipher and MAC, created once (a provider lookup per call is slow). */
+    /**
+     * One data key: the key version it is derived from, its salt, the AES key and the version's
+     * key check. Immutable but for the count of writes made under it.
+     */
+    private static final class DataKey {
+        final KeyVersion version;
+        final byte[] salt;
+        final SecretKeySpec key;
+        final byte[] check;
+        final AtomicLong writes = new AtomicLong();
+
+        private DataKey(KeyVersion version, byte[] salt, SecretKeySpec key, byte[] check) {
+            this.version = version;
+            this.salt = salt;
+            this.key = key;
+            this.check = check;
+        }
+
+        static DataKey derive(KeyVersion version, byte[] salt) {
+            try {
+                Mac mac = Mac.getInstance("HmacSHA256");
+                mac.init(version.secretKey());
+                return derive(mac, version, salt);
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("HmacSHA256 refused key '" + version.id() + "': "
+                        + e.getClass().getSimpleName(), e);
+            }
+        }
+
+        static DataKey derive(Mac mac, KeyVersion version, byte[] salt) {
+            mac.update(CHECK_LABEL);
+            byte[] check = Arrays.copyOf(mac.doFinal(), CHECK);
+            mac.update(DATA_KEY_LABEL);
+            mac.update(salt);
+            return new DataKey(version, salt, new SecretKeySpec(mac.doFinal(), "AES"), check);
+        }
+    }
+
+    /**
+     * A thread's MAC and ciphers. Each cipher stays initialized with one data key (the JDK then
+     * skips the AES key schedule when it is initialized again with the same key), so the data
+     * keys a thread meets most often cost one key schedule each, not one per record.
+     */
     private static final class Crypto {
-        private Cipher cipher;
+        private static final int SLOTS = 8;
         private Mac mac;
         private KeyVersion macKey;
+        private final DataKey[] keys = new DataKey[SLOTS];
+        private final Cipher[] ciphers = new Cipher[SLOTS];
+        private int next;
 
-        Mac mac(KeyVersion version) throws GeneralSecurityException {
+        /** The data key {@code stored}'s salt (at {@code at}) names under {@code version}. */
+        DataKey dataKey(KeyVersion version, byte[] stored, int at) throws GeneralSecurityException {
+            for (DataKey k : keys) {
+                if (k != null && sameKey(k.version, version) && Arrays.equals(k.salt, 0, SALT, stored, at, at + SALT)) {
+                    return k;
+                }
+            }
             if (mac == null) {
                 mac = Mac.getInstance("HmacSHA256");
             }
-            if (macKey != version) {
-                // Initializing hashes the key's pads: skipped while the same key version is used.
+            if (macKey == null || !sameKey(macKey, version)) {
                 macKey = null;
                 mac.init(version.secretKey());
                 macKey = version;
             } else {
                 mac.reset();
             }
-            return mac;
+            return DataKey.derive(mac, version, Arrays.copyOfRange(stored, at, at + SALT));
         }
 
-        Cipher cipher(int mode, SecretKeySpec key, byte[] salt) throws GeneralSecurityException {
-            if (cipher == null) {
-                cipher = Cipher.getInstance("AES/GCM/NoPadding");
+        Cipher cipher(int mode, DataKey dataKey, byte[] nonce) throws GeneralSecurityException {
+            int slot = -1;
+            for (int i = 0; i < SLOTS; i++) {
+                if (keys[i] == dataKey) {
+                    slot = i;
+                    break;
+                }
             }
-            cipher.init(mode, key, new GCMParameterSpec(TAG * 8, salt, 0, NONCE));
+            if (slot < 0) {
+                slot = next;
+                next = (next + 1) % SLOTS;
+                keys[slot] = dataKey;
+                if (ciphers[slot] == null) {
+                    ciphers[slot] = Cipher.getInstance("AES/GCM/NoPadding");
+                }
+            }
+            Cipher cipher = ciphers[slot];
+            cipher.init(mode, dataKey.key, new GCMParameterSpec(TAG * 8, nonce));
             return cipher;
         }
 
         void reset() {
-            cipher = null;
             mac = null;
             macKey = null;
+            Arrays.fill(keys, null);
+            Arrays.fill(ciphers, null);
         }
     }
 }

@@ -44,13 +44,47 @@ class SealerAndKeysTest {
         assertThat(sealed[0]).isEqualTo((byte) 'E');
         assertThat(sealed[1]).isEqualTo((byte) 1);
         assertThat(Sealer.keyIdOf(sealed)).isEqualTo("2026-01");
-        int header = 3 + 7 + 16 + 4 + 4;
+        int header = 3 + 7 + 16 + 12 + 4 + 4;
         assertThat(ByteBuffer.wrap(sealed, header - 4, 4).getInt()).isEqualTo(PLAIN.length + 16);
         assertThat(sealed).hasSize(header + PLAIN.length + 16);
         assertThat(sealed.length - PLAIN.length).isLessThanOrEqualTo(Sealer.maxOverhead());
         assertThat(sealer.open(Sealer.Part.OUTCOME, KEY, FP, sealed)).isEqualTo(PLAIN);
-        // Each write has its own salt, so equal outcomes never look equal in the store.
+        // Each write has its own nonce, so equal outcomes never look equal in the store.
         assertThat(sealer.seal(Sealer.Part.OUTCOME, KEY, FP, PLAIN)).isNotEqualTo(sealed);
+    }
+
+    @Test
+    void aDataKeyIsReplacedAfterItsShareOfWritesAndOnRotationAndOldOnesStillOpen() {
+        Sealer rotating = new Sealer(KeyRing.of(K1), false, 2);
+        byte[][] sealed = new byte[5][];
+        for (int i = 0; i < sealed.length; i++) {
+            sealed[i] = rotating.seal(Sealer.Part.OUTCOME, KEY, FP, PLAIN);
+        }
+        int salt = 3 + 7;
+        assertThat(Arrays.copyOfRange(sealed[0], salt, salt + 16)).isEqualTo(Arrays.copyOfRange(sealed[1], salt,
+                salt + 16)).isNotEqualTo(Arrays.copyOfRange(sealed[2], salt, salt + 16));
+        assertThat(Arrays.copyOfRange(sealed[2], salt, salt + 16)).isNotEqualTo(Arrays.copyOfRange(sealed[4], salt,
+                salt + 16));
+        for (byte[] s : sealed) {
+            assertThat(sealer.open(Sealer.Part.OUTCOME, KEY, FP, s)).isEqualTo(PLAIN);
+        }
+        // A provider that makes a new instance of the same key per call still reads and writes under it.
+        Sealer fresh = new Sealer(new dev.idem.engine.protection.KeyProvider() {
+            @Override
+            public KeyVersion current() {
+                return KeyVersion.of("2026-01", SECRET);
+            }
+
+            @Override
+            public KeyVersion find(String id) {
+                return KeyVersion.of(id, SECRET);
+            }
+        }, false);
+        byte[] a = fresh.seal(Sealer.Part.OUTCOME, KEY, FP, PLAIN);
+        byte[] b = fresh.seal(Sealer.Part.OUTCOME, KEY, FP, PLAIN);
+        assertThat(Arrays.copyOfRange(a, salt, salt + 16)).isEqualTo(Arrays.copyOfRange(b, salt, salt + 16));
+        assertThat(fresh.open(Sealer.Part.OUTCOME, KEY, FP, a)).isEqualTo(PLAIN);
+        assertThat(sealer.open(Sealer.Part.OUTCOME, KEY, FP, b)).isEqualTo(PLAIN);
     }
 
     @Test
