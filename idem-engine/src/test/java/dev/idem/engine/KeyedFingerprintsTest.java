@@ -14,7 +14,6 @@ import dev.idem.engine.OutcomeUnreadableException.Reason;
 import dev.idem.engine.internal.Fingerprinter;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.KeyVersion;
-import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,13 +33,13 @@ class KeyedFingerprintsTest {
     private static final String REQUEST = "{\"amount\":100,\"currency\":\"usd\"}";
     private static final String OTHER = "{\"amount\":200,\"currency\":\"usd\"}";
 
-    private final MutableClock clock = new MutableClock();
-    private final FaultyStore store = new FaultyStore(MemoryIdempotencyStore.builder().clock(clock).build());
+    private final ProtectionFixture fixture = new ProtectionFixture();
+    private final MutableClock clock = fixture.clock;
+    private final FaultyStore store = fixture.store;
     private final AtomicInteger runs = new AtomicInteger();
 
     private IdempotencyEngine engine(UnaryOperator<IdempotencyEngine.Builder> extra) {
-        return extra.apply(IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).sleeper(clock::advance))
-                .build();
+        return fixture.engine(extra);
     }
 
     private IdempotencyEngine plain() {

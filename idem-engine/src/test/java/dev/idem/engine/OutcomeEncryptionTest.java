@@ -15,7 +15,6 @@ import dev.idem.engine.internal.Sealer;
 import dev.idem.engine.protection.KeyProvider;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.KeyVersion;
-import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import java.math.BigDecimal;
 import java.util.Arrays;
@@ -37,13 +36,13 @@ class OutcomeEncryptionTest {
     private static final KeyVersion K2 = secretKey("k2", 2);
     private static final String REQUEST = "{\"amount\":100,\"currency\":\"usd\",\"iban\":\"DE44500105175407324931\"}";
 
-    private final MutableClock clock = new MutableClock();
-    private final FaultyStore store = new FaultyStore(MemoryIdempotencyStore.builder().clock(clock).build());
+    private final ProtectionFixture fixture = new ProtectionFixture();
+    private final MutableClock clock = fixture.clock;
+    private final FaultyStore store = fixture.store;
     private final AtomicInteger runs = new AtomicInteger();
 
     private IdempotencyEngine engine(UnaryOperator<IdempotencyEngine.Builder> extra) {
-        return extra.apply(IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).sleeper(clock::advance))
-                .build();
+        return fixture.engine(extra);
     }
 
     private IdempotencyEngine under(KeyProvider keys) {

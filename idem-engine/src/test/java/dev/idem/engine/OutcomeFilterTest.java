@@ -15,7 +15,6 @@ import dev.idem.api.store.RecordState;
 import dev.idem.engine.OutcomeUnreadableException.Reason;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.OutcomeFilter;
-import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import java.math.BigDecimal;
 import java.util.HashMap;
@@ -35,8 +34,9 @@ class OutcomeFilterTest {
     private static final String REQUEST = "{\"amount\":100}";
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private final MutableClock clock = new MutableClock();
-    private final FaultyStore store = new FaultyStore(MemoryIdempotencyStore.builder().clock(clock).build());
+    private final ProtectionFixture fixture = new ProtectionFixture();
+    private final MutableClock clock = fixture.clock;
+    private final FaultyStore store = fixture.store;
     private final AtomicInteger runs = new AtomicInteger();
 
     /** The result type: a charge with the card it was made with. */
@@ -49,8 +49,7 @@ class OutcomeFilterTest {
     };
 
     private IdempotencyEngine engine(UnaryOperator<IdempotencyEngine.Builder> extra) {
-        return extra.apply(IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).sleeper(clock::advance))
-                .build();
+        return fixture.engine(extra);
     }
 
     private static IdempotencyKey key(String k) {

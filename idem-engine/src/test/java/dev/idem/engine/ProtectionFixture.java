@@ -1,15 +1,27 @@
 package dev.idem.engine;
 
 import dev.idem.engine.protection.KeyVersion;
+import dev.idem.store.memory.MemoryIdempotencyStore;
+import dev.idem.store.tck.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.function.UnaryOperator;
 
-/** Keys and byte searches the protection tests share. */
+/**
+ * What the protection tests share: a memory store behind {@link FaultyStore} on a simulated
+ * clock, engines over it, keys, and byte searches.
+ */
 final class ProtectionFixture {
     /** A card number no stored byte may show once outcomes are encrypted. */
     static final String PAN = "4242424242424242";
 
-    private ProtectionFixture() {
+    final MutableClock clock = new MutableClock();
+    final FaultyStore store = new FaultyStore(MemoryIdempotencyStore.builder().clock(clock).build());
+
+    /** An engine over the store, on the simulated clock, with {@code extra} settings. */
+    IdempotencyEngine engine(UnaryOperator<IdempotencyEngine.Builder> extra) {
+        return extra.apply(IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).sleeper(clock::advance))
+                .build();
     }
 
     /** A 32-byte key whose bytes are all {@code fill}: distinct per fill, and easy to search for. */
