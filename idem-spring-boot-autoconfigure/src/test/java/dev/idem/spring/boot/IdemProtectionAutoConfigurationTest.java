@@ -9,23 +9,26 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.protection.OutcomeFilter;
 import dev.idem.http.HttpIdempotency;
 import dev.idem.http.ResponseFilter;
+import dev.idem.spring.IdemConfigurationException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.SanitizableData;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.core.env.MapPropertySource;
 
 /**
  * {@code idem.protection.*}: keys from configuration turn on encryption and keyed fingerprints
- * (with rotation), bad keys fail startup naming the property and id but never the key, the
- * actuator masks them, and beans for what properties cannot say (a customizer, an outcome
+ * (with rotation), bad keys are startup refusals ({@link IdemFailureAnalyzer}) naming the property
+ * and id but never the key, the actuator masks them, and beans for what properties cannot say (a customizer, an outcome
  * filter, a response filter) reach the engine and the HTTP layer.
  */
 class IdemProtectionAutoConfigurationTest {
@@ -40,7 +43,7 @@ class IdemProtectionAutoConfigurationTest {
 
     private static byte[] bytes(int fill) {
         byte[] b = new byte[32];
-        java.util.Arrays.fill(b, (byte) (fill * 17));
+        Arrays.fill(b, (byte) (fill * 17));
         return b;
     }
 
@@ -87,21 +90,32 @@ class IdemProtectionAutoConfigurationTest {
     }
 
     @Test
-    void badKeysFailStartupNamingThePropertyButNeverTheKey() {
+    void badKeysAreStartupRefusalsNamingThePropertyButNeverTheKey() {
         String notBase64 = K1.substring(0, 20) + "!" + K1.substring(21);
         String tooShort = Base64.getEncoder().encodeToString(new byte[8]);
-        for (String[] config : new String[][] {
-            {"idem.protection.encryption.keys.k1=" + notBase64},
-            {"idem.protection.fingerprint.keys.f1=" + tooShort},
-            {"idem.protection.encryption.keys.k1=" + K1, "idem.protection.encryption.keys.k2=" + K2},
-            {"idem.protection.encryption.keys.k1=" + K1, "idem.protection.encryption.current-key=k9"},
-            {"idem.protection.encryption.refuse-unencrypted=true"}}) {
-            runner.withPropertyValues(config).run(ctx -> {
-                assertThat(ctx).hasFailed();
+        // Each configuration with the setting Boot's failure report must name.
+        String[][] refusals = {
+            {"idem.protection.encryption.keys.k1", "idem.protection.encryption.keys.k1=" + notBase64},
+            {"idem.protection.fingerprint.keys.f1", "idem.protection.fingerprint.keys.f1=" + tooShort},
+            {"idem.protection.encryption.current-key", "idem.protection.encryption.keys.k1=" + K1,
+                "idem.protection.encryption.keys.k2=" + K2},
+            {"idem.protection.encryption.current-key", "idem.protection.encryption.keys.k1=" + K1,
+                "idem.protection.encryption.current-key=k9"},
+            {"idem.protection.fingerprint.current-key", "idem.protection.fingerprint.current-key=f1"},
+            {"idem.protection.encryption.refuse-unencrypted", "idem.protection.encryption.refuse-unencrypted=true"}};
+        for (String[] refusal : refusals) {
+            String setting = refusal[0];
+            runner.withPropertyValues(Arrays.copyOfRange(refusal, 1, refusal.length)).run(ctx -> {
+                FailureAnalysis report = StartupRefusalsTest.report(ctx);
+                assertThat(report.getDescription()).as(setting).startsWith(setting);
+                assertThat(report.getAction()).as(setting).isNotBlank();
+                assertThat(((IdemConfigurationException) report.getCause()).setting())
+                        .isEqualTo(setting);
                 StringWriter trace = new StringWriter();
                 ctx.getStartupFailure().printStackTrace(new PrintWriter(trace));
-                assertThat(trace.toString()).contains("idem.protection.").doesNotContain(K1.substring(0, 20))
-                        .doesNotContain(K2.substring(0, 20)).doesNotContain(tooShort);
+                String all = trace + report.getDescription() + report.getAction();
+                assertThat(all).doesNotContain(K1.substring(0, 20)).doesNotContain(K2.substring(0, 20))
+                        .doesNotContain(notBase64.substring(0, 20)).doesNotContain(tooShort);
             });
         }
     }
