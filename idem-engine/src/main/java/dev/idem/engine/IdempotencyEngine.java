@@ -13,6 +13,10 @@ import dev.idem.engine.internal.Fingerprinter;
 import dev.idem.engine.internal.NearCache;
 import dev.idem.engine.internal.OutcomeCodec;
 import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.Sealer;
+import dev.idem.engine.protection.KeyProvider;
+import dev.idem.engine.protection.KeyRing;
+import dev.idem.engine.protection.OutcomeFilter;
 import dev.idem.engine.internal.StoreDiscovery;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -156,6 +160,8 @@ public final class IdempotencyEngine implements AutoCloseable {
     final int maxOutcomeBytes;
     final AsyncRuntime async;
     final Duration minBudgetLease;
+    final Sealer sealer;
+    final OutcomeFilter outcomeFilter;
 
     /**
      * The default {@link #maxOutcomeBytes()}: 393,216 bytes (384 KiB), what the smallest store
@@ -172,7 +178,11 @@ public final class IdempotencyEngine implements AutoCloseable {
                         : Thread.currentThread().getContextClassLoader(), b.clock, b.properties);
         this.codec = b.json != null ? new OutcomeCodec(b.json)
                 : new OutcomeCodec(b.mapper != null ? b.mapper : new ObjectMapper().findAndRegisterModules());
-        this.fingerprinter = new Fingerprinter(codec.json(), b.maxRequestBytes, PointerSet.of(b.excluded));
+        this.fingerprinter = new Fingerprinter(codec.json(), b.maxRequestBytes, PointerSet.of(b.excluded),
+                b.fingerprintSecrets);
+        this.sealer = b.outcomeKeys == null && !b.refuseUnencrypted ? Sealer.NONE
+                : new Sealer(b.outcomeKeys, b.refuseUnencrypted);
+        this.outcomeFilter = b.outcomeFilter;
         this.ticker = b.ticker;
         this.random = b.random;
         this.tokenBase = new SecureRandom().nextLong();
@@ -612,6 +622,13 @@ public final class IdempotencyEngine implements AutoCloseable {
         return new Execution<T>(this, key, type, options, runner).run(request);
     }
 
+    /** Asks a key provider for its current key once, so a misconfigured one fails at build time. */
+    private static void checkCurrent(String setting, KeyProvider keys) {
+        if (keys != null && keys.current() == null) {
+            throw new IllegalArgumentException(setting + ": the key provider " + keys + " has no current key");
+        }
+    }
+
     long nextToken() {
         return tokenBase + tokenCounter.incrementAndGet();
     }
@@ -683,6 +700,10 @@ public final class IdempotencyEngine implements AutoCloseable {
         private Duration maxPendingWork = DEFAULT_MAX_PENDING_WORK;
         private int maxAsyncCalls = DEFAULT_MAX_ASYNC_CALLS;
         private Duration minBudgetLease = DEFAULT_MIN_BUDGET_LEASE;
+        private KeyProvider outcomeKeys;
+        private boolean refuseUnencrypted;
+        private KeyProvider fingerprintSecrets;
+        private OutcomeFilter outcomeFilter;
         private final java.util.Set<String> set = new java.util.HashSet<>();
 
         private Builder() {
@@ -1032,6 +1053,80 @@ public final class IdempotencyEngine implements AutoCloseable {
             return this;
         }
 
+        // --- What is stored, and how (see the README's "Protecting what is stored") ---
+
+        /**
+         * Encrypts every stored outcome and step journal at rest with AES-256-GCM (the JDK's),
+         * under the current key of {@code keys} (off by default). Each record is bound to its
+         * scope, operation, key and fingerprint, so an outcome copied to another record does not
+         * decrypt. Rotation: make a new key current while the provider still finds the old one;
+         * records written before stay readable until they expire. Records stored before
+         * encryption was turned on are still read, unless {@link #refuseUnencryptedRecords()}.
+         * A record that cannot be decrypted is answered with {@link OutcomeUnreadableException}
+         * (HTTP 500) naming its key id, and its work never runs again.
+         *
+         * @param keys the encryption keys ({@link KeyRing} for keys given in code or configuration)
+         * @return this builder
+         * @throws IllegalStateException if called twice
+         */
+        public Builder encryptOutcomes(KeyProvider keys) {
+            once("encryptOutcomes");
+            this.outcomeKeys = Objects.requireNonNull(keys, "keys");
+            return this;
+        }
+
+        /**
+         * With {@link #encryptOutcomes}, refuses to read an outcome or journal that is not
+         * encrypted ({@link OutcomeUnreadableException}, reason {@code NOT_ENCRYPTED}) instead
+         * of reading it as stored before encryption was turned on. Set it once every record
+         * written before has expired (one TTL after turning encryption on): then nothing written
+         * into the store in clear is ever replayed.
+         *
+         * @return this builder
+         * @throws IllegalStateException if called twice ({@link #build()}: without {@code encryptOutcomes})
+         */
+        public Builder refuseUnencryptedRecords() {
+            once("refuseUnencryptedRecords");
+            this.refuseUnencrypted = true;
+            return this;
+        }
+
+        /**
+         * Keys request fingerprints with a secret: HMAC-SHA-256 under the current secret of
+         * {@code secrets} instead of plain SHA-256 (off by default), so that whoever reads the
+         * store cannot recover a low-entropy request by trying candidates. Each fingerprint names
+         * its secret's id, so turning this on, or rotating the secret, never makes a retry of a
+         * key claimed before look like another request: it is compared in the version the record
+         * holds, for as long as the provider still finds that secret (keep an old secret one TTL).
+         * A record keyed with a secret no longer provided is answered with
+         * {@link OutcomeUnreadableException} naming its id. Use other secrets than for
+         * {@link #encryptOutcomes}.
+         *
+         * @param secrets the fingerprint secrets
+         * @return this builder
+         * @throws IllegalStateException if called twice
+         */
+        public Builder keyedFingerprints(KeyProvider secrets) {
+            once("keyedFingerprints");
+            this.fingerprintSecrets = Objects.requireNonNull(secrets, "secrets");
+            return this;
+        }
+
+        /**
+         * Decides what of every call's result is stored and how a replay rebuilds it
+         * ({@link OutcomeFilter}); applied before encryption. A call's
+         * {@link CallOptions.Builder#outcomeFilter} replaces it for that call.
+         *
+         * @param filter the filter
+         * @return this builder
+         * @throws IllegalStateException if called twice
+         */
+        public Builder outcomeFilter(OutcomeFilter filter) {
+            once("outcomeFilter");
+            this.outcomeFilter = Objects.requireNonNull(filter, "outcomeFilter");
+            return this;
+        }
+
         /**
          * The shortest lease a caller's deadline ({@link CallOptions#deadline()}) may cut a claim's
          * lease to (default {@link IdempotencyEngine#DEFAULT_MIN_BUDGET_LEASE}, 5 s). A call with a
@@ -1074,6 +1169,12 @@ public final class IdempotencyEngine implements AutoCloseable {
                 throw new IllegalArgumentException(
                         "inProgress wait (" + inProgress.maxWait() + ") must not exceed ttl (" + ttl + ")");
             }
+            if (refuseUnencrypted && outcomeKeys == null) {
+                throw new IllegalStateException("refuseUnencryptedRecords needs encryptOutcomes: without keys no"
+                        + " record could be read");
+            }
+            checkCurrent("encryptOutcomes", outcomeKeys);
+            checkCurrent("keyedFingerprints", fingerprintSecrets);
             return new IdempotencyEngine(this);
         }
     }
