@@ -124,7 +124,7 @@ final class Execution<T> {
         for (;;) {
             long token = engine.nextToken();
             long beforeClaim = engine.ticker.read();
-            ClaimResult claim = claim(fingerprint, token);
+            ClaimResult claim = policy.waits() ? sharedClaim(fingerprint, token) : claim(fingerprint, token);
             Verdict<T> verdict = judge(claim, fingerprint, waiting);
             if (verdict.claimed()) {
                 return execute(claim, beforeClaim, fingerprint);
@@ -144,6 +144,43 @@ final class Execution<T> {
     /** One claim of the key with {@code token}, for this call's lease and TTL. */
     ClaimResult claim(byte[] fingerprint, long token) {
         return engine.store.claim(key, fingerprint, token, lease, ttl);
+    }
+
+    /**
+     * A waiting caller's claim, shared with the engine's other waiters of the key
+     * ({@link SharedPolls}): sent from this thread, or the answer of one in flight or just answered.
+     */
+    private ClaimResult sharedClaim(byte[] fingerprint, long token) {
+        SharedPolls.Ticket ticket = engine.polls.join(key, true);
+        if (ticket.issuer()) {
+            try {
+                ClaimResult claim = claim(fingerprint, token);
+                ticket.answer(claim);
+                return claim;
+            } catch (RuntimeException | Error e) {
+                ticket.fail(e);
+                throw e;
+            }
+        }
+        try {
+            return ticket.seen(ticket.answer().get());
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Error) {
+                throw (Error) cause;
+            }
+            throw cause instanceof RuntimeException ? (RuntimeException) cause
+                    : new StoreUnavailableException("the claim of " + key + " failed: " + cause, cause, true);
+        } catch (InterruptedException e) {
+            // An interrupted wait is the 409 it would have ended in; nothing is held.
+            Thread.currentThread().interrupt();
+            throw new RequestInProgressException(key, engine.retryAfterHint);
+        }
+    }
+
+    /** Whether a duplicate of this call waits for an in-progress key (and so shares its polls). */
+    boolean waits() {
+        return policy.waits();
     }
 
     /** The request's fingerprint under this call's operation and exclusions. */
@@ -333,7 +370,24 @@ final class Execution<T> {
         } finally {
             ctx.close();
         }
-        return finish(ctx, value, failure, fingerprint);
+        try {
+            return finish(ctx, value, failure, fingerprint);
+        } finally {
+            engine.polls.forget(key);
+        }
+    }
+
+    /**
+     * Gives back a claim whose work never started because its caller went away while the claim
+     * was in the store: as after a transient failure (released, or handed back if its journal
+     * holds steps), so a duplicate claims it at once and nothing ran twice.
+     */
+    void giveBackUnstarted(ClaimResult claim, long beforeClaim) {
+        StepContext ctx = begin(claim, beforeClaim, null);
+        ctx.close();
+        giveBack(ctx, new java.util.concurrent.CancellationException("the caller of " + key
+                + " went away before its work started"));
+        engine.polls.forget(key);
     }
 
     /**
@@ -361,6 +415,11 @@ final class Execution<T> {
         if (failure == null) {
             failure = ctx.unreplayedSteps();
         }
+        if (failure instanceof OutcomeNotStoredException && declaredNotStored((OutcomeNotStoredException) failure)) {
+            // The work ran and says its outcome cannot be stored (idem-reactor's Flux past the limit).
+            throw recorder.unstorable(token, attempt, fingerprint, ((OutcomeNotStoredException) failure).reason(),
+                    failure);
+        }
         if (failure == null) {
             return runner.completesItself() ? completedItself(value, token, attempt, fingerprint)
                     : complete(value, token, attempt, fingerprint);
@@ -381,6 +440,11 @@ final class Execution<T> {
             Thread.currentThread().interrupt();
         }
         throw answer;
+    }
+
+    private boolean declaredNotStored(OutcomeNotStoredException e) {
+        // Not one replayed from another record, nor another key's (a nested call's) marker.
+        return !e.replayed() && e.key().equals(key);
     }
 
     private boolean ownLease(LeaseLostException e, long token) {

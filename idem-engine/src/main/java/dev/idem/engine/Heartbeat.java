@@ -6,6 +6,7 @@ import dev.idem.api.time.Scheduler;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * Keeps the lease of pending asynchronous work: every third of the lease it extends the lease
@@ -14,6 +15,10 @@ import java.util.concurrent.Executor;
  * lapses within one lease and a duplicate may take the key over: a stage that never completes
  * does not hold its key forever. A refused extension (another claim holds the key) stops it too;
  * a store failure is logged and the next beat tries again.
+ *
+ * <p>A beat runs on the engine's renewal executor ({@link AsyncRuntime#renewals()}), never in the
+ * async executor's queue, so however many duplicates wait, a renewal waits only for other
+ * renewals and for the store; one it refuses is tried again at the next beat.
  *
  * <p>A beat runs its store call holding this heartbeat's lock, and {@link #stop()} takes it: once
  * {@code stop()} returns no beat runs, so none can lengthen a lease the engine has since cut
@@ -28,13 +33,13 @@ final class Heartbeat {
     private final Duration lease;
     private final Duration interval;
     private final long deadline;
-    private final Executor executor;
+    private final Supplier<Executor> executor;
     private final Scheduler scheduler;
     private boolean stopped;
     private Scheduler.Cancellable next;
 
     Heartbeat(IdempotencyEngine engine, IdempotencyKey key, ExecutionContext ctx, Duration lease, Duration maxPending,
-            Executor executor, Scheduler scheduler) {
+            Supplier<Executor> executor, Scheduler scheduler) {
         this.engine = engine;
         this.key = key;
         this.ctx = ctx;
@@ -47,17 +52,29 @@ final class Heartbeat {
 
     /** Schedules the first beat. */
     synchronized void start() {
-        if (!stopped) {
-            next = scheduler.schedule(interval, this::due);
-        }
+        scheduleNext();
     }
 
     private void due() {
         try {
-            executor.execute(this::beat);
+            executor.get().execute(this::beat);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "the heartbeat of {0} could not run ({1}); its lease lapses unless the work ends",
+            LOG.log(Level.WARNING, "the lease renewal of {0} was refused ({1}); trying again at the next beat",
                     key, e.toString());
+            scheduleNext();
+        }
+    }
+
+    private synchronized void scheduleNext() {
+        if (stopped) {
+            return;
+        }
+        try {
+            next = scheduler.schedule(interval, this::due);
+        } catch (RuntimeException e) {
+            stopped = true;
+            LOG.log(Level.WARNING, "the heartbeat of {0} cannot be scheduled ({1}); its lease lapses unless the work"
+                    + " ends first", key, e.toString());
         }
     }
 
@@ -80,7 +97,7 @@ final class Heartbeat {
             LOG.log(Level.WARNING, "could not extend the lease of pending work for {0} ({1}); trying again",
                     key, e.getMessage());
         }
-        next = scheduler.schedule(interval, this::due);
+        scheduleNext();
     }
 
     /** Stops beating; waits for a beat in progress. */
