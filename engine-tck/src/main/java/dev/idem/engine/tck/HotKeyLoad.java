@@ -35,14 +35,15 @@ import java.util.function.BiFunction;
  * small bounded pool (4 platform threads), the engine's default (on JDK 17 a bounded pool of
  * max(8, 4 &times; cores) platform threads, on 21+ a virtual thread per task) and a thread per
  * task. Of the five keys, three are held by asynchronous work (one per engine) and two by blocking
- * work that renews its own lease; each key has 8 asynchronous and one blocking waiting duplicate
- * per engine.
+ * work that renews its own lease; each key has 8 asynchronous waiting duplicates per engine and one
+ * blocking one on each of the two engines without the small pool.
  *
  * <p>Time is the store's clock, stepped by a sixth of the lease, and the engines' timers run at
  * each step, so nothing depends on how fast the machine is. At each step the claims of the hot
- * keys are held at a gate until every lease renewal that fell due has reached the store: a
- * renewal that queues behind waiting duplicates' claims (in an executor's queue or in the store's
- * connection pool) never comes, and the run fails saying so. After the work ends, from outside:
+ * keys are held at a gate, first while the duplicates' polls fall due (until the small pool's
+ * threads are taken by held claims), then until every lease renewal that fell due has reached
+ * the store: a renewal that queues behind waiting duplicates' claims (in an executor's queue or
+ * in the store's connection pool) never comes, and the run fails saying so. After the work ends, from outside:
  * each key's work ran once, every caller got that execution's value (replayed, except its own
  * caller), and the store saw at most two claims of a key per engine per step however many
  * duplicates wait (one shared poll per key per interval in an engine).
@@ -56,6 +57,8 @@ final class HotKeyLoad {
     private static final int SMALL_POOL = 4;
     /** How long a step may wait for what a correct engine does at once (bounds a failing run, not a passing one). */
     private static final Duration REAL_BOUND = Duration.ofSeconds(20);
+    /** How long each tenth of a second waits for the small pool's threads to fill with held claims. */
+    private static final Duration FILL_WAIT = Duration.ofMillis(50);
 
     private final StoreFixture fixture;
     private final BiFunction<IdempotencyEngine.Builder, Executor, IdempotencyEngine.Builder> configure;
@@ -68,6 +71,8 @@ final class HotKeyLoad {
     private final LoadProbe probe;
     private final List<IdempotencyEngine> engines = new ArrayList<>();
     private final List<String> shapes = new ArrayList<>();
+    /** Per engine, its claims held at the gate now. */
+    private final List<AtomicInteger> held = new ArrayList<>();
     private final List<ExecutorService> pools = new ArrayList<>();
     private final List<Thread> threads = Collections.synchronizedList(new ArrayList<>());
 
@@ -110,11 +115,11 @@ final class HotKeyLoad {
                     return "run " + n + " of " + key.key();
                 }
                 started.countDown();
-                // Renews its own lease every third of it, as long blocking work must, until released.
+                // Renews its own lease every third of it (counted from the claim), as long blocking work must.
                 long renewAt = time.now() + lease.toNanos() / 3;
                 while (time.sleepUntil(renewAt, () -> released)) {
                     ctx.extendLease(lease);
-                    renewAt = time.now() + lease.toNanos() / 3;
+                    renewAt += lease.toNanos() / 3;
                 }
                 return value;
             };
@@ -166,7 +171,9 @@ final class HotKeyLoad {
             for (int s = 1; s <= PENDING_STEPS; s++) {
                 probe.closeGate();
                 try {
-                    time.step(step);
+                    Duration filling = fillThePool();
+                    // The rest of the step, when renewals fall due, behind whatever the held claims hold.
+                    time.step(step.minus(filling));
                     timer.runDue();
                     awaitDueRenewals(s);
                 } finally {
@@ -175,8 +182,7 @@ final class HotKeyLoad {
                 claimsPerStep.add(probe.takeClaims());
             }
             endTheWork();
-            settle();
-            claimsPerStep.add(probe.takeClaims());
+            settle(claimsPerStep);
             check(claimsPerStep);
         } finally {
             probe.openGate();
@@ -203,7 +209,10 @@ final class HotKeyLoad {
     }
 
     private void engine(dev.idem.api.store.IdempotencyStore store, Executor executor, String shape) {
-        IdempotencyEngine.Builder b = IdempotencyEngine.builder().store(probe.wrap(store)).ticker(time.ticker())
+        AtomicInteger heldHere = new AtomicInteger();
+        held.add(heldHere);
+        IdempotencyEngine.Builder b = IdempotencyEngine.builder().store(probe.wrap(store, heldHere))
+                .ticker(time.ticker())
                 .scheduler(timer).sleeper(time.sleeper()).lease(lease).ttl(lease.multipliedBy(20))
                 .inProgress(InProgressPolicy.waitUpTo(lease.multipliedBy(6)));
         engines.add(configure.apply(b, executor).build());
@@ -262,11 +271,32 @@ final class HotKeyLoad {
                     engine.executeAsync(h.key, request(h), String.class, h.asyncWork())
                             .whenComplete((r, x) -> h.answered("an async duplicate" + on, r, x, false));
                 }
-                for (int i = 0; i < BLOCKING_WAITERS; i++) {
+                // None on the small pool's engine: its pool's threads must be the ones its claims hold.
+                for (int i = 0; e > 0 && i < BLOCKING_WAITERS; i++) {
                     blocking(h, engine, "a blocking duplicate" + on, false);
                 }
             }
         }
+    }
+
+    /**
+     * Lets up to half a step pass, a tenth of a second at a time, until the duplicates' polls have
+     * taken every thread of the small pool with a held claim (a poll the engine rescheduled late
+     * falls due at a later tenth). Not an assertion: an engine may send fewer claims.
+     *
+     * @return how much time passed
+     */
+    private Duration fillThePool() throws InterruptedException {
+        Duration tenth = Duration.ofMillis(100);
+        Duration passed = Duration.ZERO;
+        int pool = Math.min(SMALL_POOL, KEYS);
+        while (held.get(0).get() < pool && passed.plus(tenth).compareTo(step.dividedBy(2)) <= 0) {
+            time.step(tenth);
+            passed = passed.plus(tenth);
+            timer.runDue();
+            probe.awaitHeld(held.get(0), pool, FILL_WAIT);
+        }
+        return passed;
     }
 
     /**
@@ -285,7 +315,10 @@ final class HotKeyLoad {
             if (lease.isAfter(dueBefore)) {
                 continue;
             }
-            assertThat(probe.awaitLeasePast(h.key, dueBefore))
+            boolean renewed = probe.awaitLeasePast(h.key, dueBefore, timer::runDue);
+            assertThat(probe.takenOver()).as("keys taken over from their live workers by step %d (%s into the run):"
+                    + " their work runs twice", s, time.elapsed()).isEmpty();
+            assertThat(renewed)
                     .as("at step %d (%s into the run), the lease of %s (its %s holder on %s) was not renewed"
                             + " while waiting duplicates' claims were held: renewals queue behind waiters", s,
                             time.elapsed(), h.key.key(), h.blockingHolder ? "blocking" : "async",
@@ -304,11 +337,12 @@ final class HotKeyLoad {
     }
 
     /** Steps time until every waiting duplicate has polled the stored outcome. */
-    private void settle() throws InterruptedException {
+    private void settle(List<Map<IdempotencyKey, Integer>> claimsPerStep) throws InterruptedException {
         for (int s = 0; s < 60 && !allAnswered(); s++) {
             time.step(Duration.ofSeconds(1));
             timer.runDue();
             awaitAnswers(Duration.ofSeconds(1));
+            claimsPerStep.add(probe.takeClaims());
         }
         for (Hot h : keys) {
             assertThat(h.answers).as("callers of %s that answered", h.key.key()).hasSize(h.callers);

@@ -28,6 +28,8 @@ final class LoadProbe {
     private final Map<IdempotencyKey, AtomicInteger> completions = new ConcurrentHashMap<>();
     private final Set<IdempotencyKey> takenOver = ConcurrentHashMap.newKeySet();
     private boolean gateClosed;
+    /** How often the gate was opened: a claim held once is let go at the next opening, even if it closes again. */
+    private long openings;
     private Instant storeBase;
     private long tickerBase;
 
@@ -37,7 +39,12 @@ final class LoadProbe {
         this.bound = bound;
     }
 
-    IdempotencyStore wrap(IdempotencyStore store) {
+    /**
+     * {@code store} as one engine sees it.
+     *
+     * @param held counts this engine's claims held at the gate now
+     */
+    IdempotencyStore wrap(IdempotencyStore store, AtomicInteger held) {
         return new ForwardingStore(store) {
             @Override
             public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease,
@@ -46,13 +53,24 @@ final class LoadProbe {
                     return delegate.claim(key, fingerprint, token, lease, ttl);
                 }
                 claims.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-                passGate();
+                held.incrementAndGet();
+                synchronized (LoadProbe.this) {
+                    LoadProbe.this.notifyAll();
+                }
+                try {
+                    passGate();
+                } finally {
+                    held.decrementAndGet();
+                }
                 ClaimResult result = delegate.claim(key, fingerprint, token, lease, ttl);
                 seen(result.storeTime());
                 if (result.claimed()) {
                     granted(key, result.record().leaseExpiresAt());
                     if (result.status() == ClaimResult.Status.TAKEN_OVER) {
                         takenOver.add(key);
+                        synchronized (LoadProbe.this) {
+                            LoadProbe.this.notifyAll();
+                        }
                     }
                 }
                 return result;
@@ -107,12 +125,16 @@ final class LoadProbe {
 
     synchronized void openGate() {
         gateClosed = false;
+        openings++;
         notifyAll();
     }
 
     private synchronized void passGate() {
-        long deadline = System.nanoTime() + bound.toNanos();
-        while (gateClosed) {
+        long arrivedAt = openings;
+        // Far longer than any other wait of the run: the run opens the gate itself when a check fails,
+        // and a claim let through early could let a queued renewal through and hide the failure.
+        long deadline = System.nanoTime() + bound.multipliedBy(6).toNanos();
+        while (gateClosed && openings == arrivedAt) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return;
@@ -126,18 +148,37 @@ final class LoadProbe {
         }
     }
 
-    /** Waits (bounded) until the store has granted {@code key} a lease past {@code until}; false if it did not. */
-    synchronized boolean awaitLeasePast(IdempotencyKey key, Instant until) throws InterruptedException {
+    /**
+     * Waits (bounded) until the store has granted {@code key} a lease past {@code until}; false if
+     * it did not, or if a claim took the key over meanwhile. Runs {@code timer} every few milliseconds meanwhile, as a timer thread would run
+     * a task that an engine's thread scheduled late (after the step it falls due in).
+     */
+    boolean awaitLeasePast(IdempotencyKey key, Instant until, Runnable timer) throws InterruptedException {
         long deadline = System.nanoTime() + bound.toNanos();
         for (;;) {
-            Instant lease = leases.get(key);
-            if (lease != null && lease.isAfter(until)) {
-                return true;
+            timer.run();
+            synchronized (this) {
+                Instant lease = leases.get(key);
+                if (lease != null && lease.isAfter(until) || takenOver.contains(key)) {
+                    return lease != null && lease.isAfter(until);
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
             }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
+        }
+    }
+
+    /**
+     * Waits (bounded) until {@code held} counts at least {@code n} claims at the gate. Not an
+     * assertion: a correct engine may send fewer; the wait only makes sure that what it sends is
+     * held before renewals fall due.
+     */
+    synchronized void awaitHeld(AtomicInteger held, int n, Duration wait) throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        for (long left = wait.toNanos(); held.get() < n && left > 0; left = deadline - System.nanoTime()) {
             TimeUnit.NANOSECONDS.timedWait(this, left);
         }
     }
