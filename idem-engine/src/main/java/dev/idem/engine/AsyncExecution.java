@@ -219,7 +219,7 @@ final class AsyncExecution<T> {
     private void run(ClaimResult claim, long beforeClaim) {
         StepContext ctx = execution.begin(claim, beforeClaim, null);
         Heartbeat heartbeat = new Heartbeat(engine, key, ctx, execution.lease(), engine.async.maxPending,
-                engine.async::renewals, scheduler);
+                engine.async::renewals, engine.async.renewalTimer());
         // Before the work is called: a work that blocks before it returns its stage keeps its lease too.
         heartbeat.start();
         CompletionStage<? extends T> stage;

@@ -28,6 +28,12 @@ final class AsyncRuntime {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
     /** Threads of the default pool on a JDK without virtual threads. */
     static final int POOL_THREADS = Math.max(8, 4 * Runtime.getRuntime().availableProcessors());
+    /**
+     * Threads of the default renewal pool on a JDK without virtual threads: renewals are blocking
+     * store calls that must keep up with every pending work's beat (one per third of a lease) even
+     * when each takes tens of milliseconds; idle ones end.
+     */
+    static final int RENEWAL_THREADS = 4 * POOL_THREADS;
 
     private final Executor givenExecutor;
     private final Executor givenRenewals;
@@ -43,6 +49,8 @@ final class AsyncRuntime {
     private ExecutorService ownedExecutor;
     private ExecutorService ownedRenewals;
     private ScheduledThreadPoolExecutor ownedTimer;
+    private volatile Scheduler renewalTimer;
+    private ScheduledThreadPoolExecutor ownedRenewalTimer;
     private boolean closed;
 
     AsyncRuntime(Executor executor, Executor renewals, Scheduler scheduler, Duration maxPending, int maxCalls) {
@@ -85,7 +93,7 @@ final class AsyncRuntime {
             synchronized (this) {
                 checkOpen();
                 if (executor == null) {
-                    ownedExecutor = defaultExecutor("idem-async-");
+                    ownedExecutor = defaultExecutor("idem-async-", POOL_THREADS);
                     executor = ownedExecutor;
                 }
                 e = executor;
@@ -104,7 +112,7 @@ final class AsyncRuntime {
             synchronized (this) {
                 checkOpen();
                 if (renewals == null) {
-                    ownedRenewals = defaultExecutor("idem-lease-");
+                    ownedRenewals = defaultExecutor("idem-lease-", RENEWAL_THREADS);
                     renewals = ownedRenewals;
                 }
                 r = renewals;
@@ -119,17 +127,43 @@ final class AsyncRuntime {
             synchronized (this) {
                 checkOpen();
                 if (scheduler == null) {
-                    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemons("idem-async-timer-"));
-                    timer.setRemoveOnCancelPolicy(true);
-                    timer.setKeepAliveTime(10, TimeUnit.SECONDS);
-                    timer.allowCoreThreadTimeOut(true);
-                    ownedTimer = timer;
-                    scheduler = Scheduler.of(timer);
+                    ownedTimer = timer("idem-async-timer-");
+                    scheduler = Scheduler.of(ownedTimer);
                 }
                 s = scheduler;
             }
         }
         return s;
+    }
+
+    /**
+     * The timer of heartbeats: the builder's scheduler, else one of the engine's own, apart from
+     * the timer of waiting callers' polls, so a beat never falls due behind thousands of them.
+     */
+    Scheduler renewalTimer() {
+        if (givenScheduler != null) {
+            return givenScheduler;
+        }
+        Scheduler s = renewalTimer;
+        if (s == null) {
+            synchronized (this) {
+                checkOpen();
+                if (renewalTimer == null) {
+                    ownedRenewalTimer = timer("idem-lease-timer-");
+                    renewalTimer = Scheduler.of(ownedRenewalTimer);
+                }
+                s = renewalTimer;
+            }
+        }
+        return s;
+    }
+
+    private static ScheduledThreadPoolExecutor timer(String prefix) {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemons(prefix));
+        timer.setRemoveOnCancelPolicy(true);
+        timer.setKeepAliveTime(10, TimeUnit.SECONDS);
+        timer.allowCoreThreadTimeOut(true);
+        return timer;
     }
 
     /** Whether the executor is one the engine created (and so may describe). */
@@ -158,6 +192,10 @@ final class AsyncRuntime {
         if (ownedTimer != null) {
             ownedTimer.shutdownNow();
         }
+        if (ownedRenewalTimer != null) {
+            ownedRenewalTimer.shutdownNow();
+        }
+        renewalTimer = null;
         if (givenExecutor == null) {
             executor = null;
         }
@@ -169,12 +207,12 @@ final class AsyncRuntime {
         }
     }
 
-    private static ExecutorService defaultExecutor(String prefix) {
+    private static ExecutorService defaultExecutor(String prefix, int threads) {
         ExecutorService virtual = virtualThreads(prefix);
         if (virtual != null) {
             return virtual;
         }
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(POOL_THREADS, POOL_THREADS, 30, TimeUnit.SECONDS,
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), daemons(prefix + "store-"));
         pool.allowCoreThreadTimeOut(true);
         return pool;

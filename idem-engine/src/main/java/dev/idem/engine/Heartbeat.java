@@ -9,9 +9,9 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
- * Keeps the lease of pending asynchronous work: every third of the lease (counted from the
- * claim, not from the end of the last beat, so a slow beat does not push the next one back) it
- * extends the lease by a whole lease (fenced by the claim's token), until {@link #stop()} or until the work has
+ * Keeps the lease of pending asynchronous work: a third of the lease after the claim, and after
+ * each extension (so a store that falls behind gets no burst of catch-up beats), it extends the
+ * lease by a whole lease (fenced by the claim's token), until {@link #stop()} or until the work has
  * been pending {@code maxPending} on the engine's ticker. Past that bound it stops, so the lease
  * lapses within one lease and a duplicate may take the key over: a stage that never completes
  * does not hold its key forever. A refused extension (another claim holds the key) stops it too;
@@ -38,8 +38,6 @@ final class Heartbeat {
     private final Scheduler scheduler;
     private boolean stopped;
     private Scheduler.Cancellable next;
-    /** When the next beat is due, on the ticker: beats keep their rhythm however long one takes. */
-    private long nextDue;
 
     Heartbeat(IdempotencyEngine engine, IdempotencyKey key, ExecutionContext ctx, Duration lease, Duration maxPending,
             Supplier<Executor> executor, Scheduler scheduler) {
@@ -55,7 +53,6 @@ final class Heartbeat {
 
     /** Schedules the first beat. */
     synchronized void start() {
-        nextDue = engine.ticker.read();
         scheduleNext();
     }
 
@@ -73,9 +70,8 @@ final class Heartbeat {
         if (stopped) {
             return;
         }
-        nextDue += interval.toNanos();
         try {
-            next = scheduler.schedule(Duration.ofNanos(Math.max(0, nextDue - engine.ticker.read())), this::due);
+            next = scheduler.schedule(interval, this::due);
         } catch (RuntimeException e) {
             stopped = true;
             LOG.log(Level.WARNING, "the heartbeat of {0} cannot be scheduled ({1}); its lease lapses unless the work"

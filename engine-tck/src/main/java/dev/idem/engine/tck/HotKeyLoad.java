@@ -39,11 +39,12 @@ import java.util.function.BiFunction;
  * blocking one on each of the two engines without the small pool.
  *
  * <p>Time is the store's clock, stepped by a sixth of the lease, and the engines' timers run at
- * each step, so nothing depends on how fast the machine is. At each step the claims of the hot
- * keys are held at a gate, first while the duplicates' polls fall due (until the small pool's
- * threads are taken by held claims), then until every lease renewal that fell due has reached
- * the store: a renewal that queues behind waiting duplicates' claims (in an executor's queue or
- * in the store's connection pool) never comes, and the run fails saying so. After the work ends, from outside:
+ * each step, so nothing depends on how fast the machine is. While the work is pending, the claims
+ * of the hot keys are held at a gate, as by a store that answers none of them (the small pool's
+ * threads fill with held claims first); at each step every lease that has run down to a third of
+ * the lease must be renewed (a correct heartbeat renews a third of a lease after the last
+ * renewal): a renewal that queues behind waiting duplicates' claims (in an executor's queue or in
+ * the store's connection pool) never comes, and the run fails saying so. After the work ends, from outside:
  * each key's work ran once, every caller got that execution's value (replayed, except its own
  * caller), and the store saw at most two claims of a key per engine per step however many
  * duplicates wait (one shared poll per key per interval in an engine).
@@ -59,6 +60,8 @@ final class HotKeyLoad {
     private static final Duration REAL_BOUND = Duration.ofSeconds(20);
     /** How long each tenth of a second waits for the small pool's threads to fill with held claims. */
     private static final Duration FILL_WAIT = Duration.ofMillis(50);
+    /** How far a store may round the lease it keeps from the one it reports. */
+    private static final Duration STORE_ROUNDING = Duration.ofSeconds(1);
 
     private final StoreFixture fixture;
     private final BiFunction<IdempotencyEngine.Builder, Executor, IdempotencyEngine.Builder> configure;
@@ -115,11 +118,9 @@ final class HotKeyLoad {
                     return "run " + n + " of " + key.key();
                 }
                 started.countDown();
-                // Renews its own lease every third of it (counted from the claim), as long blocking work must.
-                long renewAt = time.now() + lease.toNanos() / 3;
-                while (time.sleepUntil(renewAt, () -> released)) {
+                // Renews its own lease every third of it, as long blocking work must, until released.
+                while (time.sleepUntil(time.now() + lease.toNanos() / 3, () -> released)) {
                     ctx.extendLease(lease);
-                    renewAt += lease.toNanos() / 3;
                 }
                 return value;
             };
@@ -168,18 +169,19 @@ final class HotKeyLoad {
             startDuplicates();
             List<Map<IdempotencyKey, Integer>> claimsPerStep = new ArrayList<>();
             claimsPerStep.add(probe.takeClaims());
-            for (int s = 1; s <= PENDING_STEPS; s++) {
-                probe.closeGate();
-                try {
-                    Duration filling = fillThePool();
-                    // The rest of the step, when renewals fall due, behind whatever the held claims hold.
+            // While the work is pending, the duplicates' claims are held: a store that answers none of
+            // them for two and a half leases. Renewals must keep every live worker's lease meanwhile.
+            probe.closeGate();
+            try {
+                for (int s = 1; s <= PENDING_STEPS; s++) {
+                    Duration filling = s == 1 ? fillThePool() : Duration.ZERO;
                     time.step(step.minus(filling));
                     timer.runDue();
-                    awaitDueRenewals(s);
-                } finally {
-                    probe.openGate();
+                    awaitNeededRenewals(s);
+                    claimsPerStep.add(probe.takeClaims());
                 }
-                claimsPerStep.add(probe.takeClaims());
+            } finally {
+                probe.openGate();
             }
             endTheWork();
             settle(claimsPerStep);
@@ -282,7 +284,8 @@ final class HotKeyLoad {
     /**
      * Lets up to half a step pass, a tenth of a second at a time, until the duplicates' polls have
      * taken every thread of the small pool with a held claim (a poll the engine rescheduled late
-     * falls due at a later tenth). Not an assertion: an engine may send fewer claims.
+     * falls due at a later tenth), so that from the first renewal on, whatever shares that pool
+     * waits behind them. Not an assertion: an engine may send fewer claims.
      *
      * @return how much time passed
      */
@@ -300,18 +303,23 @@ final class HotKeyLoad {
     }
 
     /**
-     * With the claims of the hot keys held, waits for every renewal that fell due at this step:
-     * a key whose lease ends within two thirds of a lease (and half a step) is due, as the engine
-     * renews every third of the lease and blocking holders do the same.
+     * With the claims of the hot keys held, waits for every renewal a live worker needs by now: a
+     * key whose lease ends within a third of a lease (and half a step). The engine renews a third
+     * of the lease after the last renewal, and blocking holders do the same, so a lease that runs
+     * this low means a renewal is late by a step or more (waiting behind something).
      */
-    private void awaitDueRenewals(int s) throws InterruptedException {
+    private void awaitNeededRenewals(int s) throws InterruptedException {
         assertThat(probe.takenOver()).as("keys taken over from their live workers by step %d (%s into the run):"
                 + " their work runs twice", s, time.elapsed()).isEmpty();
         Instant now = probe.storeNow();
-        Instant dueBefore = now.plus(lease.multipliedBy(2).dividedBy(3)).plus(step.dividedBy(2));
+        Instant dueBefore = now.plus(lease.dividedBy(3)).plus(step.dividedBy(2));
         for (Hot h : keys) {
             Instant lease = probe.leaseOf(h.key);
             assertThat(lease).as("the lease of %s", h.key.key()).isNotNull();
+            Instant stored = fixture.store().find(h.key).map(r -> r.leaseExpiresAt()).orElse(null);
+            assertThat(stored).as("at step %d, the lease of %s as the store holds it, against the %s it last granted:"
+                    + " the store answers lease extensions it does not make, so a duplicate may take a live worker's"
+                    + " key", s, h.key.key(), lease).isNotNull().isAfterOrEqualTo(lease.minus(STORE_ROUNDING));
             if (lease.isAfter(dueBefore)) {
                 continue;
             }
