@@ -20,9 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * call and shuts down on {@link IdempotencyEngine#close()}. The default executor is a virtual
  * thread per task on a JDK that has them (21+; looked up reflectively, the engine targets Java
  * 17), else a bounded pool of {@link #POOL_THREADS} daemon platform threads with an unbounded
- * queue; the default renewal executor is the same kind but its own, so a renewal never waits in
- * the queue of other callers' claims; the default scheduler is one daemon timer thread that only
- * hands tasks over. All let idle threads end, so an engine that makes no asynchronous call holds none.
+ * queue; the default renewal executor is the same kind but its own (a pool of
+ * {@link #RENEWAL_THREADS}), so a renewal never waits in the queue of other callers' claims; the
+ * default scheduler is one daemon timer thread that only hands tasks over, and heartbeats get one
+ * of their own. All let idle threads end, so an engine that makes no asynchronous call holds none.
  */
 final class AsyncRuntime {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());

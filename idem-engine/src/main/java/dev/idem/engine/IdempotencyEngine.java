@@ -973,8 +973,9 @@ public final class IdempotencyEngine implements AutoCloseable {
 
         /**
          * Where the heartbeat of pending asynchronous work runs its lease renewals. Default: the
-         * engine's own, a virtual thread per renewal on Java 21+, else a pool like the default
-         * async executor's but separate from it, created on the first renewal and shut down by
+         * engine's own, a virtual thread per renewal on Java 21+, else a pool of daemon platform
+         * threads (4 &times; the async pool's, idle ones end), with a timer thread of their own
+         * unless a {@link #scheduler} is given; created on the first renewal and shut down by
          * {@link IdempotencyEngine#close()}. Renewals never run on the {@link #asyncExecutor}, whose
          * queue holds other callers' claims: a renewal that waits behind them lets the lease lapse
          * and a duplicate run the work again. Give one only with capacity of its own (a
