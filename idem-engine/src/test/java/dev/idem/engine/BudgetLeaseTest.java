@@ -56,6 +56,7 @@ class BudgetLeaseTest {
 
     private IdempotencyEngine engine(ManualScheduler timer) {
         return IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).asyncExecutor(Runnable::run)
+                .leaseRenewalExecutor(Runnable::run)
                 .scheduler(timer).lease(LEASE).minBudgetLease(Duration.ofSeconds(1)).build();
     }
 
