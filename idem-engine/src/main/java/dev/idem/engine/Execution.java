@@ -151,7 +151,7 @@ final class Execution<T> {
         for (;;) {
             long token = engine.nextToken();
             long beforeClaim = engine.ticker.read();
-            ClaimResult claim = claim(fingerprint, token);
+            ClaimResult claim = policy.waits() ? sharedClaim(fingerprint, token) : claim(fingerprint, token);
             Verdict<T> verdict = judge(claim, fingerprint, waiting);
             if (verdict.claimed()) {
                 if (spent()) {
@@ -255,8 +255,8 @@ final class Execution<T> {
         if (renewal.compareTo(lease) >= 0) {
             return null;
         }
-        Heartbeat beat = new Heartbeat(engine, key, ctx, renewal, lease, engine.async.executor(),
-                engine.async.scheduler());
+        Heartbeat beat = new Heartbeat(engine, key, ctx, renewal, lease, engine.async::renewals,
+                engine.async.renewalTimer());
         beat.start();
         return beat;
     }
@@ -264,6 +264,43 @@ final class Execution<T> {
     /** Binds the caller's deadline to this thread while the work starts or runs; null if there is none. */
     Deadline.Scope bindDeadline() {
         return deadline == null ? null : deadline.bind();
+    }
+
+    /**
+     * A waiting caller's claim, shared with the engine's other waiters of the key
+     * ({@link SharedPolls}): sent from this thread, or the answer of one in flight or just answered.
+     */
+    private ClaimResult sharedClaim(byte[] fingerprint, long token) {
+        SharedPolls.Ticket ticket = engine.polls.join(key, true);
+        if (ticket.issuer()) {
+            try {
+                ClaimResult claim = claim(fingerprint, token);
+                ticket.answer(claim);
+                return claim;
+            } catch (RuntimeException | Error e) {
+                ticket.fail(e);
+                throw e;
+            }
+        }
+        try {
+            return ticket.seen(ticket.answer().get());
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Error) {
+                throw (Error) cause;
+            }
+            throw cause instanceof RuntimeException ? (RuntimeException) cause
+                    : new StoreUnavailableException("the claim of " + key + " failed: " + cause, cause, true);
+        } catch (InterruptedException e) {
+            // An interrupted wait is the 409 it would have ended in; nothing is held.
+            Thread.currentThread().interrupt();
+            throw new RequestInProgressException(key, engine.retryAfterHint);
+        }
+    }
+
+    /** Whether a duplicate of this call waits for an in-progress key (and so shares its polls). */
+    boolean waits() {
+        return policy.waits();
     }
 
     /** The request's fingerprint under this call's operation and exclusions. */
@@ -523,7 +560,24 @@ final class Execution<T> {
             }
             ctx.close();
         }
-        return finish(ctx, value, failure, fingerprint);
+        try {
+            return finish(ctx, value, failure, fingerprint);
+        } finally {
+            engine.polls.forget(key);
+        }
+    }
+
+    /**
+     * Gives back a claim whose work never started because its caller went away while the claim
+     * was in the store: as after a transient failure (released, or handed back if its journal
+     * holds steps), so a duplicate claims it at once and nothing ran twice.
+     */
+    void giveBackUnstarted(ClaimResult claim, long beforeClaim) {
+        StepContext ctx = begin(claim, beforeClaim, null);
+        ctx.close();
+        giveBack(ctx, new java.util.concurrent.CancellationException("the caller of " + key
+                + " went away before its work started"));
+        engine.polls.forget(key);
     }
 
     /**
@@ -553,6 +607,11 @@ final class Execution<T> {
         if (failure == null) {
             failure = ctx.unreplayedSteps();
         }
+        if (failure instanceof OutcomeNotStoredException && declaredNotStored((OutcomeNotStoredException) failure)) {
+            // The work ran and says its outcome cannot be stored (idem-reactor's Flux past the limit).
+            throw recorder.unstorable(token, attempt, fingerprint, ((OutcomeNotStoredException) failure).reason(),
+                    failure);
+        }
         if (failure == null) {
             return runner.completesItself() ? completedItself(value, token, attempt, fingerprint)
                     : complete(value, token, attempt, fingerprint);
@@ -573,6 +632,11 @@ final class Execution<T> {
             Thread.currentThread().interrupt();
         }
         throw answer;
+    }
+
+    private boolean declaredNotStored(OutcomeNotStoredException e) {
+        // Not one replayed from another record, nor another key's (a nested call's) marker.
+        return !e.replayed() && e.key().equals(key);
     }
 
     private boolean ownLease(LeaseLostException e, long token) {

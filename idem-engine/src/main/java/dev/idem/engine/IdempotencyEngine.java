@@ -159,6 +159,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     final int completeAttempts;
     final int maxOutcomeBytes;
     final AsyncRuntime async;
+    final SharedPolls polls;
     final Duration minBudgetLease;
     final Sealer sealer;
     final OutcomeFilter outcomeFilter;
@@ -195,7 +196,9 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.listener = b.listener;
         this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.ticker) : null;
         this.completeAttempts = b.completeAttempts;
-        this.async = new AsyncRuntime(b.asyncExecutor, b.scheduler, b.maxPendingWork, b.maxAsyncCalls);
+        this.async = new AsyncRuntime(b.asyncExecutor, b.renewalExecutor, b.scheduler, b.maxPendingWork,
+                b.maxAsyncCalls);
+        this.polls = new SharedPolls(b.ticker);
         this.minBudgetLease = b.minBudgetLease;
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
         StoreCapabilities capabilities = store.capabilities();
@@ -252,6 +255,17 @@ public final class IdempotencyEngine implements AutoCloseable {
      */
     public int maxOutcomeBytes() {
         return maxOutcomeBytes;
+    }
+
+    /**
+     * The JSON codec this engine writes results with (the builder's, else Jackson 2 over its
+     * ObjectMapper): for adapters that must know how large a result will be before they hand it
+     * over, as idem-reactor does while it collects a {@code Flux}.
+     *
+     * @return the codec
+     */
+    public JsonCodec jsonCodec() {
+        return codec.json();
     }
 
     /**
@@ -597,10 +611,11 @@ public final class IdempotencyEngine implements AutoCloseable {
         Execution<T> execution = new Execution<T>(this, key, type, options, Execution.plain(ctx -> {
             throw new IllegalStateException("an asynchronous call has no blocking work");
         }), false);
+        AsyncExecution<T> call = new AsyncExecution<>(this, key, execution, work);
         if (!async.acquire()) {
             return CompletableFuture.failedFuture(new AsyncCallsFullException(async.maxCalls));
         }
-        return new AsyncExecution<>(this, key, execution, work).start(request);
+        return call.start(request);
     }
 
     private static void checkArguments(IdempotencyKey key, Object request, CallOptions options) {
@@ -696,6 +711,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         private final Map<String, String> properties = new HashMap<>();
         private ClassLoader classLoader;
         private Executor asyncExecutor;
+        private Executor renewalExecutor;
         private Scheduler scheduler;
         private Duration maxPendingWork = DEFAULT_MAX_PENDING_WORK;
         private int maxAsyncCalls = DEFAULT_MAX_ASYNC_CALLS;
@@ -988,11 +1004,15 @@ public final class IdempotencyEngine implements AutoCloseable {
         }
 
         /**
-         * Where asynchronous calls run their store calls (claim, complete, release, lease
-         * extensions) and start their work. Default: a virtual thread per task on Java 21+, else
-         * a bounded pool of daemon platform threads (max(8, 4 &times; cores)), created on the
-         * first asynchronous call and shut down by {@link IdempotencyEngine#close()}. A given
-         * executor stays the caller's; it must not run tasks on an event loop, since store calls block.
+         * Where asynchronous calls run their store calls (claim, complete, release) and start
+         * their work; lease renewals have their own ({@link #leaseRenewalExecutor}). At most
+         * max(8, 4 &times; cores) store calls of the engine are handed to it at once, the rest
+         * wait in the engine without a thread. Default: a virtual thread per task on Java 21+,
+         * else a bounded pool of daemon platform threads (max(8, 4 &times; cores)), created on
+         * the first asynchronous call and shut down by {@link IdempotencyEngine#close()}. A given
+         * executor stays the caller's; it must not run tasks on an event loop, since store calls
+         * block. If it refuses the call that ends a claimed key (stores the outcome), that call
+         * runs on the engine's renewal threads instead, so the outcome is not lost.
          *
          * @param executor the executor
          * @return this builder
@@ -1000,6 +1020,26 @@ public final class IdempotencyEngine implements AutoCloseable {
         public Builder asyncExecutor(Executor executor) {
             once("asyncExecutor");
             this.asyncExecutor = Objects.requireNonNull(executor, "asyncExecutor");
+            return this;
+        }
+
+        /**
+         * Where the heartbeat of pending asynchronous work, and of blocking work whose lease a
+         * caller's deadline shortened ({@link #minBudgetLease}), runs its lease renewals. Default: the
+         * engine's own, a virtual thread per renewal on Java 21+, else a pool of daemon platform
+         * threads (4 &times; the async pool's, idle ones end), with a timer thread of their own
+         * unless a {@link #scheduler} is given; created on the first renewal and shut down by
+         * {@link IdempotencyEngine#close()}. Renewals never run on the {@link #asyncExecutor}, whose
+         * queue holds other callers' claims: a renewal that waits behind them lets the lease lapse
+         * and a duplicate run the work again. Give one only with capacity of its own (a
+         * container's managed executor, say); it stays the caller's.
+         *
+         * @param executor the executor of lease renewals
+         * @return this builder
+         */
+        public Builder leaseRenewalExecutor(Executor executor) {
+            once("leaseRenewalExecutor");
+            this.renewalExecutor = Objects.requireNonNull(executor, "leaseRenewalExecutor");
             return this;
         }
 
@@ -1133,11 +1173,11 @@ public final class IdempotencyEngine implements AutoCloseable {
          * deadline claims with {@code min(lease, max(time left, minBudgetLease))}, so a worker that
          * dies blocks the key about as long as its caller waits rather than a whole lease. While the
          * work runs, a heartbeat renews that shorter lease every third of it (asynchronous work's
-         * heartbeat as always; blocking work's for at most the call's lease, on the
-         * {@link #asyncExecutor} and {@link #scheduler}), so a live worker keeps its key as long as it
-         * would without a deadline. Set it to the lease or longer to keep deadlines off leases.
-         * Too short a value lets a renewal that the machine delays by two thirds of it lose a live
-         * worker's key: keep it well above the worst pause (GC, a saturated executor) you expect.
+         * heartbeat as always; blocking work's for at most the call's lease; both on the
+         * {@link #leaseRenewalExecutor}, never behind other callers' work), so a live worker keeps its
+         * key as long as it would without a deadline. Set it to the lease or longer to keep deadlines
+         * off leases. Too short a value lets a renewal that the machine delays by two thirds of it
+         * lose a live worker's key: keep it well above the worst pause (GC, a starved store) you expect.
          *
          * @param minBudgetLease at least 1 ms, at most {@link IdempotencyEngine#MAX_DURATION}
          * @return this builder
