@@ -118,13 +118,9 @@ public final class TransactionViews implements StoreDecorator, Ordered {
         }
 
         @Override
-
         public boolean isBackedBy(IdempotencyStore store) {
-
             return this == store || delegate.isBackedBy(store);
-
         }
-
 
         @Override
         public StoreCapabilities capabilities() {

@@ -14,8 +14,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** The main README's asynchronous, reactive and multi-step examples, run as they are printed. */
@@ -88,6 +90,49 @@ class AsyncAndStepsTest {
             assertThat(e).isInstanceOf(KeyReusedException.class);   // unwrapped for callbacks
             return null;
         }).join();
+    }
+
+    record Line(int number) {
+    }
+
+    /** Reads the lines of an import; each subscription reads them again. */
+    static final class Importer {
+        final AtomicInteger reads = new AtomicInteger();
+
+        Flux<Line> lines(ChargeRequest request) {
+            return Flux.defer(() -> {
+                reads.incrementAndGet();
+                return Flux.just(new Line(1), new Line(2));
+            });
+        }
+    }
+
+    /** A reactive payment client. */
+    static final class ReactiveGateway {
+        final AtomicInteger charges = new AtomicInteger();
+
+        Mono<Charge> charge(ChargeRequest request, String downstreamKey) {
+            return Mono.fromSupplier(() -> new Charge("ch_" + charges.incrementAndGet(), request.amountCents()));
+        }
+    }
+
+    @Test
+    void reactorModuleReadme() {
+        ReactiveGateway gateway = new ReactiveGateway();
+        IdempotencyKey key = IdempotencyKey.inScope("customer-42").operation("import").key("i-1");
+        ChargeRequest request = new ChargeRequest("customer-42", 1);
+        Importer importer = new Importer();
+        // tag::reactor-module[]
+        ReactorIdempotency idem = ReactorIdempotency.of(engine);
+        Mono<Charge> charge = idem.call(key, request, Charge.class,
+                ctx -> gateway.charge(request, ctx.downstreamKey()));          // lazy: runs on subscription
+        Flux<Line> lines = idem.callMany(key, request, Line.class, ctx -> importer.lines(request));
+        // end::reactor-module[]
+        assertThat(charge).isNotNull();
+        assertThat(lines.collectList().block()).containsExactly(new Line(1), new Line(2));
+        assertThat(lines.collectList().block()).containsExactly(new Line(1), new Line(2));   // replayed
+        assertThat(importer.reads).hasValue(1);
+        assertThat(gateway.charges).hasValue(0);   // never subscribed, never run
     }
 
     @Test

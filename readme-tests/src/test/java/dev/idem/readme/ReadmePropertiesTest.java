@@ -96,7 +96,9 @@ class ReadmePropertiesTest {
                     int cut = name.indexOf('<');
                     boolean prefix = cut >= 0 || name.endsWith(".") || name.endsWith("*");
                     String stem = cut >= 0 ? name.substring(0, cut) : name.replaceAll("\\*+$", "");
-                    boolean exists = prefix ? known.stream().anyMatch(k -> k.startsWith(stem)) : known.contains(stem);
+                    String bare = stem.endsWith(".") ? stem.substring(0, stem.length() - 1) : stem;
+                    boolean exists = prefix ? known.stream().anyMatch(k -> k.startsWith(stem) || k.equals(bare))
+                            : known.contains(stem);
                     if (!exists) {
                         problems.add(Docs.root().relativize(md) + ":" + (i + 1) + ": `" + name + "` is neither a"
                                 + " property (starter metadata, store providers) nor a name the code writes");
@@ -160,14 +162,15 @@ class ReadmePropertiesTest {
         }
         int end = line.indexOf(" |", 2);
         String cell = line.substring(2, end < 0 ? line.length() : end).trim();
-        if (!cell.matches("(`[A-Za-z0-9._-]+`(\\s*(/|,)\\s*)?)+")) {
+        if (!cell.matches("(`[A-Za-z0-9._<>-]+`(\\s*(/|,)\\s*)?)+")) {
             return List.of();
         }
         List<String> names = new ArrayList<>();
         String base = null;
-        Matcher m = Pattern.compile("`([A-Za-z0-9._-]+)`").matcher(cell);
+        Matcher m = Pattern.compile("`([A-Za-z0-9._<>-]+)`").matcher(cell);
         while (m.find()) {
-            String n = m.group(1);
+            // A map property's entries (idem.a.keys.<id>) are the map property itself.
+            String n = m.group(1).replaceAll("\\.<[a-z-]+>$", "");
             if (n.startsWith(".") && base != null) {
                 n = base.substring(0, base.lastIndexOf('.')) + n;
             } else {

@@ -40,8 +40,7 @@ class ReadmeSnippetsTest {
             "idem-spring-boot-starter/README.md",
             "store-dynamodb/README.md",
             "store-hybrid/README.md",
-            "store-redis/README.md",
-            "store-tck/README.md");
+            "store-redis/README.md");
 
     @Test
     void everyJavaBlockIsATaggedRegionOfACompiledTestSource() throws IOException {

@@ -72,13 +72,9 @@ final class CountingStore implements IdempotencyStore, TripCounter {
     }
 
     @Override
-
     public boolean isBackedBy(IdempotencyStore store) {
-
         return this == store || delegate.isBackedBy(store);
-
     }
-
 
     @Override
     public StoreCapabilities capabilities() {

@@ -218,13 +218,9 @@ final class FaultyConnection implements IdempotencyStore {
     }
 
     @Override
-
     public boolean isBackedBy(IdempotencyStore store) {
-
         return this == store || delegate.isBackedBy(store);
-
     }
-
 
     @Override
     public StoreCapabilities capabilities() {

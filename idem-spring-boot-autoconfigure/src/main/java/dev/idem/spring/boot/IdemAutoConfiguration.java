@@ -7,6 +7,7 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyListener;
 import dev.idem.engine.InProgressPolicy;
 import dev.idem.engine.JsonCodec;
+import dev.idem.engine.protection.OutcomeFilter;
 import dev.idem.http.PrincipalResolver;
 import dev.idem.spring.SpringPrincipals;
 import dev.idem.spring.StoreDecorator;
@@ -126,6 +127,8 @@ public class IdemAutoConfiguration {
      * @param jsonCodec the application's JSON codec (on Boot 4: Jackson 3 over its {@code JsonMapper}), if any
      * @param objectMapper the application's Jackson 2 mapper, used when there is no codec
      * @param classifier the application's failure classifier, if any
+     * @param outcomeFilter the application's outcome filter (what of a result is stored), if any
+     * @param customizers every engine customizer (the {@code idem.protection.*} one among them), in order
      * @return the engine
      */
     @Bean
@@ -133,7 +136,8 @@ public class IdemAutoConfiguration {
     public IdempotencyEngine idempotencyEngine(IdempotencyStore store, IdemProperties properties,
             ObjectProvider<IdempotencyListener> listeners, ObjectProvider<StoreDecorator> decorators,
             ObjectProvider<JsonCodec> jsonCodec, ObjectProvider<ObjectMapper> objectMapper,
-            ObjectProvider<FailureClassifier> classifier) {
+            ObjectProvider<FailureClassifier> classifier, ObjectProvider<OutcomeFilter> outcomeFilter,
+            ObjectProvider<IdemEngineCustomizer> customizers) {
         IdempotencyStore used = store;
         for (StoreDecorator d : decorators.orderedStream().collect(Collectors.toList())) {
             used = d.decorate(used);
@@ -161,6 +165,8 @@ public class IdemAutoConfiguration {
             objectMapper.ifUnique(b::objectMapper);
         }
         classifier.ifUnique(b::failureClassifier);
+        outcomeFilter.ifUnique(b::outcomeFilter);
+        customizers.orderedStream().forEach(c -> c.customize(b));
         return b.build();
     }
 

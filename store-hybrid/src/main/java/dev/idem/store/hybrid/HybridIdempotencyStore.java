@@ -147,12 +147,12 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
         return truth.purgeExpired(limit);
     }
 
-    /** The database store's, with the server clock only if the gate uses Redis {@code TIME} too. */
     @Override
     public boolean isBackedBy(IdempotencyStore store) {
         return this == store || truth.isBackedBy(store);
     }
 
+    /** The database store's, with the server clock only if the gate uses Redis {@code TIME} too. */
     @Override
     public StoreCapabilities capabilities() {
         StoreCapabilities c = truth.capabilities();
