@@ -26,6 +26,7 @@ import org.glassfish.grizzly.http.server.NetworkListener;
 import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpContainer;
 import org.glassfish.jersey.server.ContainerFactory;
 import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.server.ServerProperties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -65,7 +66,8 @@ class JerseyContractTest extends AbstractHttpContract {
     }
 
     private static ResourceConfig app(HttpIdempotency config, boolean authenticated) {
-        ResourceConfig app = new ResourceConfig(Resource.class).register(new IdempotencyFeature(config));
+        ResourceConfig app = new ResourceConfig(Resource.class).register(new IdempotencyFeature(config))
+                .property(ServerProperties.WADL_FEATURE_DISABLE, true);
         return authenticated ? app.register(Authentication.class) : app;
     }
 
