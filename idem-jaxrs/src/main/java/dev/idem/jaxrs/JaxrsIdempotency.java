@@ -164,6 +164,17 @@ public final class JaxrsIdempotency {
     }
 
     /**
+     * Whether a covered handler of {@code request} is running (its response phase has not begun),
+     * for an integration that prepares the response before {@link #filterResponse} captures it.
+     *
+     * @param request the request
+     * @return whether a core let its handler run and waits for its response
+     */
+    public static boolean handlerRunning(ContainerRequestContext request) {
+        return JaxrsExchange.of(request, null).filter(JaxrsExchange::running).isPresent();
+    }
+
+    /**
      * The caller stopped waiting for {@code request} (its thread was interrupted): a handler not
      * yet started never runs, and a running one's outcome is dropped (the key is released).
      *

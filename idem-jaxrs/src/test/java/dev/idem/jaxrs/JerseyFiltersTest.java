@@ -92,7 +92,7 @@ class JerseyFiltersTest {
         HttpIdempotency orders = HttpIdempotency.builder(engine)
                 .routes(JaxrsRoutes.templates(List.of("/orders/{id}/confirm")))
                 .principals(PrincipalResolver.fixed("orders")).execution(recording).build();
-        ResourceConfig app = new ResourceConfig(Charges.class, Orders.class, ChargeWriter.class, DeclinedMapper.class)
+        ResourceConfig app = new ResourceConfig(Charges.class, Orders.class, Undeclared.class, ChargeWriter.class, DeclinedMapper.class)
                 .register(new IdempotencyFeature(annotated, orders))
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true);
         server = new HttpServer();
@@ -215,6 +215,23 @@ class JerseyFiltersTest {
         }
     }
 
+    /** Neither the method nor the class names a media type: the runtime picks one, idem must keep it. */
+    @Path("/undeclared")
+    public static final class Undeclared {
+        @POST
+        @Idempotent
+        public Charge charge() {
+            return new Charge("ch_undeclared_" + run("undeclared"), 5);
+        }
+
+        @POST
+        @Idempotent
+        @Path("/text")
+        public String text() {
+            return "text " + run("undeclared-text");
+        }
+    }
+
     @Path("/orders")
     public static final class Orders {
         @POST
@@ -253,6 +270,21 @@ class JerseyFiltersTest {
         assertThat(replay.headers().firstValue("Content-Type")).hasValue("application/json");
         assertThat(replay.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
         assertThat(replay.headers().firstValue("X-Writer")).as("not a stored header").isEmpty();
+    }
+
+    @Test
+    void whereNoMediaTypeIsDeclaredTheRuntimesChoiceIsStoredAndReplayed() throws Exception {
+        String key = key();
+        HttpResponse<String> first = post("/undeclared", "", "Idempotency-Key", key, "X-Api-Key", "k1");
+        HttpResponse<String> replay = post("/undeclared", "", "Idempotency-Key", key, "X-Api-Key", "k1");
+        HttpResponse<String> text = post("/undeclared/text", "", "Idempotency-Key", key(), "X-Api-Key", "k1");
+
+        assertThat(first.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(first.body()).startsWith("{\"id\":\"ch_undeclared_");
+        assertThat(replay.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(text.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
+        assertThat(text.body()).startsWith("text ");
     }
 
     @Test

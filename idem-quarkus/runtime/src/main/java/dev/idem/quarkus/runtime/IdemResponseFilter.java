@@ -5,12 +5,16 @@ import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.RuntimeType;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
+import org.jboss.resteasy.reactive.server.core.ServerSerialisers;
 import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext;
 
 /**
@@ -38,6 +42,14 @@ public class IdemResponseFilter implements ContainerResponseFilter {
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
         ResteasyReactiveContainerRequestContext rr = (ResteasyReactiveContainerRequestContext) request;
         ResteasyReactiveRequestContext context = RestBodyReader.context(request);
+        if (response.hasEntity() && response.getMediaType() == null && JaxrsIdempotency.handlerRunning(request)) {
+            // Quarkus REST picks the media type only when it writes; idem writes the entity first, so it
+            // asks for the same choice here, and the first response and its replays carry that type.
+            MediaType chosen = chosenMediaType(context, response.getEntity());
+            if (chosen != null) {
+                response.getHeaders().putSingle(HttpHeaders.CONTENT_TYPE, chosen.toString());
+            }
+        }
         List<CompletableFuture<Void>> pending = new ArrayList<>();
         for (JaxrsIdempotency core : rest.cores()) {
             CompletableFuture<Void> done = core.filterResponse(request, response, context.getProviders(), null)
@@ -58,5 +70,23 @@ public class IdemResponseFilter implements ContainerResponseFilter {
                 rr.resume();
             }
         });
+    }
+
+    /** The media type Quarkus REST would write {@code entity} as (its DynamicEntityWriter's choice). */
+    private static MediaType chosenMediaType(ResteasyReactiveRequestContext context, Object entity) {
+        MediaType negotiated = context.getResponseMediaType();
+        if (negotiated != null) {
+            return negotiated;
+        }
+        ServerSerialisers serialisers = context.getDeployment().getSerialisers();
+        String accept = context.serverRequest().getRequestHeader(HttpHeaders.ACCEPT);
+        if (accept != null && !MediaType.WILDCARD.equals(accept)) {
+            ServerSerialisers.BestMatchingServerWriterResult best = serialisers.findBestMatchingServerWriter(null,
+                    entity.getClass(), context.serverRequest());
+            if (!best.isEmpty()) {
+                return best.getSelectedMediaType();
+            }
+        }
+        return serialisers.findWriterNoMediaType(context, entity, serialisers, RuntimeType.SERVER).getMediaType();
     }
 }

@@ -44,6 +44,39 @@ public class RedisStoreCandidate implements StoreCandidate {
         this.config = config;
     }
 
+    /**
+     * The Redis store provider's properties for the application's server: its
+     * {@code idem.store.redis.*}, else the server {@code quarkus.redis.hosts} names (the first
+     * host, or every host as cluster seeds with {@code quarkus.redis.client-type=cluster}).
+     *
+     * @param config the application's configuration
+     * @param prefix the key prefix, unless set
+     * @return the properties, or empty when no server is named
+     */
+    static Map<String, String> properties(Config config, String prefix) {
+        Map<String, String> properties = new HashMap<>();
+        for (String name : config.getPropertyNames()) {
+            if (name.startsWith("idem.store.redis.")) {
+                config.getOptionalValue(name, String.class).ifPresent(v -> properties.put(name, v));
+            }
+        }
+        if (!properties.containsKey(RedisStoreProvider.URI) && !properties.containsKey(RedisStoreProvider.CLUSTER)) {
+            Optional<List<String>> hosts = config.getOptionalValues("quarkus.redis.hosts", String.class);
+            if (hosts.isEmpty() || hosts.get().isEmpty()) {
+                return Map.of();
+            }
+            String type = config.getOptionalValue("quarkus.redis.client-type", String.class).orElse("standalone");
+            if (type.strip().toLowerCase(Locale.ROOT).equals("cluster")) {
+                properties.put(RedisStoreProvider.CLUSTER, String.join(",", hosts.get().stream()
+                        .map(h -> java.net.URI.create(h.strip())).map(u -> u.getHost() + ":" + u.getPort()).toList()));
+            } else {
+                properties.put(RedisStoreProvider.URI, hosts.get().get(0).strip());
+            }
+        }
+        properties.putIfAbsent(RedisStoreProvider.PREFIX, prefix);
+        return Map.copyOf(properties);
+    }
+
     @Override
     public IdemConfig.StoreKind kind() {
         return IdemConfig.StoreKind.REDIS;
@@ -57,27 +90,10 @@ public class RedisStoreCandidate implements StoreCandidate {
             p.maxOutcomeBytes().ifPresent(b::maxOutcomeBytes);
             return Optional.of(b.build());
         }
-        Map<String, String> properties = new HashMap<>();
-        for (String name : config.getPropertyNames()) {
-            if (name.startsWith("idem.store.redis.")) {
-                config.getOptionalValue(name, String.class).ifPresent(v -> properties.put(name, v));
-            }
+        Map<String, String> all = properties(config, p.prefix());
+        if (all.isEmpty()) {
+            return Optional.empty();
         }
-        if (!properties.containsKey(RedisStoreProvider.URI) && !properties.containsKey(RedisStoreProvider.CLUSTER)) {
-            Optional<List<String>> hosts = config.getOptionalValues("quarkus.redis.hosts", String.class);
-            if (hosts.isEmpty() || hosts.get().isEmpty()) {
-                return Optional.empty();
-            }
-            String type = config.getOptionalValue("quarkus.redis.client-type", String.class).orElse("standalone");
-            if (type.toLowerCase(Locale.ROOT).equals("cluster")) {
-                properties.put(RedisStoreProvider.CLUSTER, String.join(",", hosts.get().stream()
-                        .map(h -> java.net.URI.create(h.trim())).map(u -> u.getHost() + ":" + u.getPort()).toList()));
-            } else {
-                properties.put(RedisStoreProvider.URI, hosts.get().get(0).trim());
-            }
-        }
-        properties.putIfAbsent(RedisStoreProvider.PREFIX, p.prefix());
-        Map<String, String> all = Map.copyOf(properties);
         return Optional.of(new RedisStoreProvider().create(new StoreProvider.Context() {
             @Override
             public Clock clock() {
