@@ -2,6 +2,10 @@ package dev.idem.http;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Response;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import org.jboss.resteasy.reactive.server.core.CurrentRequestManager;
 
 /** What both resource variants do: hand the request to {@link TestHandler} and turn its reply into a response. */
 final class ContractResources {
@@ -32,7 +36,20 @@ final class ContractResources {
         }
     }
 
+    /** Latches a test registers by Idempotency-Key, counted down when that request's connection closes. */
+    static final Map<String, CountDownLatch> CLOSED = new ConcurrentHashMap<>();
+
+    /** Tells the test, through {@link #CLOSED}, when the server has seen this request's client go. */
+    static void watchClose(ContainerRequestContext request) {
+        String key = request.getHeaderString("Idempotency-Key");
+        CountDownLatch closed = key == null ? null : CLOSED.get(key);
+        if (closed != null) {
+            CurrentRequestManager.get().serverResponse().addCloseHandler(closed::countDown);
+        }
+    }
+
     static Call call(ContainerRequestContext request, String prefix, String name, byte[] body) {
+        watchClose(request);
         return new Call(request.getMethod(), prefix + "/" + name, String.valueOf(request.getHeaderString("Idempotency-Key")),
                 body == null ? new byte[0] : body, request.getProperty(HttpIdempotency.CONTEXT_ATTRIBUTE));
     }

@@ -3,14 +3,12 @@ package dev.idem.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.api.store.IdempotencyStore;
-import dev.idem.engine.IdempotencyEngine;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.arc.Arc;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import java.net.http.HttpResponse;
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,22 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @TestProfile(Backends.PostgresProfile.class)
-class QuarkusPostgresContractTest extends AbstractHttpContract {
-    @Override
-    Http http() {
-        return new Http("http://127.0.0.1:" + ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class));
-    }
-
-    @Override
-    TestHandler handler() {
-        return QuarkusContractApp.HANDLER;
-    }
-
-    @Override
-    SwitchableStore store() {
-        return (SwitchableStore) Arc.container().instance(IdempotencyEngine.class).get().store();
-    }
-
+class QuarkusPostgresContractTest extends AbstractQuarkusContract {
     @Test
     void theStoreIsBuiltOverTheApplicationsDatasource() {
         assertThat(Arc.container().instance(IdempotencyStore.class).get()).isInstanceOf(JdbcIdempotencyStore.class);

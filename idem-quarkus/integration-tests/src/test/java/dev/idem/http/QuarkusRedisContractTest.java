@@ -3,12 +3,10 @@ package dev.idem.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.api.store.IdempotencyStore;
-import dev.idem.engine.IdempotencyEngine;
 import dev.idem.store.redis.RedisIdempotencyStore;
 import io.quarkus.arc.Arc;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,22 +17,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @TestProfile(Backends.RedisProfile.class)
-class QuarkusRedisContractTest extends AbstractHttpContract {
-    @Override
-    Http http() {
-        return new Http("http://127.0.0.1:" + ConfigProvider.getConfig().getValue("quarkus.http.test-port", Integer.class));
-    }
-
-    @Override
-    TestHandler handler() {
-        return QuarkusContractApp.HANDLER;
-    }
-
-    @Override
-    SwitchableStore store() {
-        return (SwitchableStore) Arc.container().instance(IdempotencyEngine.class).get().store();
-    }
-
+class QuarkusRedisContractTest extends AbstractQuarkusContract {
     @Test
     void theStoreIsBuiltForTheApplicationsRedis() {
         assertThat(Arc.container().instance(IdempotencyStore.class).get()).isInstanceOf(RedisIdempotencyStore.class);

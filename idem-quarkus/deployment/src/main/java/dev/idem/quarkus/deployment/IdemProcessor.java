@@ -1,7 +1,7 @@
 package dev.idem.quarkus.deployment;
 
-import dev.idem.jaxrs.Idempotent;
 import dev.idem.jaxrs.IdempotencyFilter;
+import dev.idem.jaxrs.Idempotent;
 import dev.idem.quarkus.runtime.DynamoDbStoreCandidate;
 import dev.idem.quarkus.runtime.IdemExceptionMapper;
 import dev.idem.quarkus.runtime.IdemHealthCheck;
@@ -26,6 +26,7 @@ import io.quarkus.deployment.annotations.Record;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.ReflectiveClassBuildItem;
+import io.quarkus.resteasy.reactive.server.spi.AnnotationsTransformerBuildItem;
 import io.quarkus.resteasy.reactive.spi.ContainerRequestFilterBuildItem;
 import io.quarkus.resteasy.reactive.spi.ContainerResponseFilterBuildItem;
 import io.quarkus.resteasy.reactive.spi.ExceptionMapperBuildItem;
@@ -34,6 +35,7 @@ import jakarta.ws.rs.Priorities;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jboss.jandex.AnnotationInstance;
+import org.jboss.jandex.AnnotationTransformation;
 import org.jboss.jandex.AnnotationValue;
 import org.jboss.jandex.DotName;
 
@@ -46,6 +48,7 @@ import org.jboss.jandex.DotName;
 public class IdemProcessor {
     private static final String FEATURE = "idem";
     private static final DotName IDEMPOTENT = DotName.createSimple(Idempotent.class.getName());
+    private static final DotName CANCELLABLE = DotName.createSimple("org.jboss.resteasy.reactive.server.Cancellable");
 
     /** Created by Quarkus. */
     public IdemProcessor() {
@@ -94,6 +97,23 @@ public class IdemProcessor {
         // Below the application's own mappers (a lower number wins), so it sees only what they leave.
         mappers.produce(new ExceptionMapperBuildItem(IdemExceptionMapper.class.getName(), Throwable.class.getName(),
                 Priorities.USER + 1000, true));
+    }
+
+    /**
+     * Quarkus REST cancels a pending {@code CompletionStage} or {@code Uni} when the client hangs
+     * up, and then runs no response filter: a covered handler's outcome would never reach the
+     * engine, and its key would stay claimed. {@code @Idempotent} methods are made
+     * {@code @Cancellable(false)}, unless they say otherwise themselves.
+     */
+    @BuildStep
+    void notCancellable(Capabilities capabilities, BuildProducer<AnnotationsTransformerBuildItem> transformers) {
+        if (!capabilities.isPresent(Capability.REST)) {
+            return;
+        }
+        transformers.produce(new AnnotationsTransformerBuildItem(AnnotationTransformation.forMethods()
+                .whenMethod(m -> !m.hasDeclaredAnnotation(CANCELLABLE)
+                        && (m.hasDeclaredAnnotation(IDEMPOTENT) || m.declaringClass().hasDeclaredAnnotation(IDEMPOTENT)))
+                .transform(t -> t.add(AnnotationInstance.builder(CANCELLABLE).add("value", false).build()))));
     }
 
     @BuildStep
