@@ -176,7 +176,8 @@ public final class JaxrsIdempotency {
 
     /**
      * The caller stopped waiting for {@code request} (its thread was interrupted): a handler not
-     * yet started never runs, and a running one's outcome is dropped (the key is released).
+     * yet started never runs (the key is released); a running one's outcome is dropped as a
+     * cancellation, so the key stays claimed until its lease lapses (its effect may be under way).
      *
      * @param request the request
      */

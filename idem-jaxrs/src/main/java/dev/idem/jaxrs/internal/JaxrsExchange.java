@@ -134,8 +134,9 @@ public final class JaxrsExchange implements IdempotencyFlow.Exchange, IncomingRe
     @Override
     public CompletionStage<BufferedResponse> proceed(byte[] body, ExecutionContext context, int maxResponseBytes) {
         if (!phase.compareAndSet(Phase.ADMISSION, Phase.HANDLER)) {
-            // The filter gave up waiting: run nothing, so the engine releases the key.
-            return CompletableFuture.failedFuture(new CancellationException("the request was abandoned before its handler"));
+            // The filter gave up waiting and nothing ran: a plain (transient) failure, so the engine
+            // releases the key at once. (A CancellationException would keep it until the lease lapses.)
+            return CompletableFuture.failedFuture(new IllegalStateException("the request was abandoned before its handler"));
         }
         responseCap = maxResponseBytes;
         request.setEntityStream(new ByteArrayInputStream(body));
@@ -164,7 +165,11 @@ public final class JaxrsExchange implements IdempotencyFlow.Exchange, IncomingRe
         reply.completeExceptionally(e);
     }
 
-    /** The filter stopped waiting (its thread was interrupted): a handler not yet started never will. */
+    /**
+     * The filter stopped waiting (its thread was interrupted): a handler not yet started never will;
+     * a running one's outcome is dropped as a cancellation, which keeps the key claimed until its
+     * lease lapses, since its effect may still be under way.
+     */
     public void abandon() {
         if (!phase.compareAndSet(Phase.ADMISSION, Phase.ABANDONED)
                 && phase.compareAndSet(Phase.HANDLER, Phase.ABANDONED)) {
