@@ -14,7 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -104,8 +106,12 @@ public final class JaxrsIdempotency {
         try {
             flows.get(index).handle(exchange).whenComplete((done, e) -> {
                 if (e != null) {
-                    LOG.log(System.Logger.Level.WARNING, "an idempotent request failed outside its handler", e);
-                    exchange.flowFailed(e);
+                    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                    if (!(cause instanceof CancellationException)) {
+                        // A cancellation is the filter giving up on its own request: nothing to report.
+                        LOG.log(System.Logger.Level.WARNING, "an idempotent request failed outside its handler", e);
+                    }
+                    exchange.flowFailed(cause);
                 }
             });
         } catch (RuntimeException e) {
