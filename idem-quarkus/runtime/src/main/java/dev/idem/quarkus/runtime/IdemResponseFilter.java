@@ -42,6 +42,17 @@ public class IdemResponseFilter implements ContainerResponseFilter {
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
         ResteasyReactiveContainerRequestContext rr = (ResteasyReactiveContainerRequestContext) request;
         ResteasyReactiveRequestContext context = RestBodyReader.context(request);
+        if (context.getResponse() == null) {
+            // The client went and Quarkus REST dropped the response before this filter ran (seen
+            // under load): the handler finished, so its effect may have happened, but its answer is
+            // gone. Failing here would reach the flow as the handler's exception and release the key,
+            // letting a retry run the effect again; abandoning keeps the key claimed until its lease
+            // lapses, as for a worker that died.
+            for (JaxrsIdempotency core : rest.cores()) {
+                core.abandon(request);
+            }
+            return;
+        }
         if (response.hasEntity() && response.getMediaType() == null && JaxrsIdempotency.handlerRunning(request)) {
             // Quarkus REST picks the media type only when it writes; idem writes the entity first, so it
             // asks for the same choice here, and the first response and its replays carry that type.
