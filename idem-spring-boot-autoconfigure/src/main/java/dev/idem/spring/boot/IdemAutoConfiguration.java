@@ -145,7 +145,7 @@ public class IdemAutoConfiguration {
         IdempotencyEngine.Builder b = IdempotencyEngine.builder().store(used)
                 .lease(properties.getLease()).ttl(properties.getTtl())
                 .maxRequestBytes(properties.getMaxRequestBytes())
-                .listener(CompositeListener.of(listeners.orderedStream().collect(Collectors.toList())));
+                .listener(IdempotencyListener.all(listeners.orderedStream().collect(Collectors.toList())));
         if (properties.getInProgressWait() != null) {
             b.inProgress(InProgressPolicy.waitUpTo(properties.getInProgressWait()));
         }
