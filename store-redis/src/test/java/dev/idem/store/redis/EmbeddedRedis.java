@@ -14,8 +14,7 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 import redis.embedded.RedisServer;
 
 /**
@@ -36,14 +35,21 @@ final class EmbeddedRedis {
         return DefaultJedisClientConfig.builder().connectionTimeoutMillis(1000).socketTimeoutMillis(2000).build();
     }
 
-    static RedisClient client(int port) {
-        return RedisClient.builder().hostAndPort(HOST, port).clientConfig(clientConfig()).build();
+    /** A Jedis client for one server, of the kind the Jedis on the class path has. */
+    static UnifiedJedis client(int port) {
+        return JedisClients.standalone(new HostAndPort(HOST, port), clientConfig());
     }
 
-    static RedisClusterClient clusterClient(List<Integer> ports) {
+    /** A Jedis cluster client, of the kind the Jedis on the class path has. */
+    static UnifiedJedis clusterClient(List<Integer> ports) {
         Set<HostAndPort> seeds = new LinkedHashSet<>();
         ports.forEach(p -> seeds.add(new HostAndPort(HOST, p)));
-        return RedisClusterClient.builder().nodes(seeds).clientConfig(clientConfig()).maxAttempts(3).build();
+        return JedisClients.cluster(seeds, clientConfig());
+    }
+
+    /** A plain connection for what the tests do besides the store (SCRIPT FLUSH, PTTL, HSET, INFO). */
+    static Jedis admin(int port) {
+        return new Jedis(new HostAndPort(HOST, port), clientConfig());
     }
 
     static int freePort() {

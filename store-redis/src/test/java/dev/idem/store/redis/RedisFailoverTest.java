@@ -8,6 +8,7 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.ClaimResult.Status;
 import dev.idem.api.store.RecordState;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.UUID;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 import redis.embedded.RedisServer;
 
 /**
@@ -38,8 +39,8 @@ class RedisFailoverTest {
     private RedisServer replica;
     private int primaryPort;
     private int replicaPort;
-    private RedisClient onPrimary;
-    private RedisClient onReplica;
+    private UnifiedJedis onPrimary;
+    private UnifiedJedis onReplica;
     private final String scope = "failover-" + UUID.randomUUID();
 
     @BeforeEach
@@ -94,7 +95,7 @@ class RedisFailoverTest {
 
     @Test
     void withoutWaitingAFailoverLosesAnAcknowledgedClaimAndAnAcknowledgedCompletion() {
-        RedisIdempotencyStore before = RedisIdempotencyStore.create(onPrimary);
+        RedisIdempotencyStore before = RedisIdempotencyStore.create(JedisScriptClient.of(onPrimary));
         IdempotencyKey settled = key("settled");
         before.claim(settled, fp(), 1, LEASE, TTL);
         assertThat(before.complete(settled, 1, new byte[] {9}, TTL)).isTrue();
@@ -108,7 +109,7 @@ class RedisFailoverTest {
                 .isEqualTo(Status.ACQUIRED);
         assertThat(before.complete(running, 2, new byte[] {7}, TTL)).as("acknowledged by the old primary").isTrue();
 
-        RedisIdempotencyStore after = RedisIdempotencyStore.create(onReplica);
+        RedisIdempotencyStore after = RedisIdempotencyStore.create(JedisScriptClient.of(onReplica));
         assertThat(after.claim(settled, fp(), 10, LEASE, TTL).record().outcome()).containsExactly(9);
         ClaimResult second = after.claim(claimed, fp(), 11, LEASE, TTL);
         assertThat(second.status()).as("the acknowledged claim is gone: the work runs a second time")
@@ -120,7 +121,7 @@ class RedisFailoverTest {
 
     @Test
     void waitingForTheReplicaTurnsEveryWriteItMissedIntoAFailureTheCallerSees() {
-        RedisIdempotencyStore before = RedisIdempotencyStore.builder(onPrimary)
+        RedisIdempotencyStore before = RedisIdempotencyStore.builder(JedisScriptClient.of(onPrimary))
                 .waitForReplicas(1, Duration.ofMillis(300)).build();
         IdempotencyKey settled = key("settled");
         before.claim(settled, fp(), 1, LEASE, TTL);
@@ -143,7 +144,7 @@ class RedisFailoverTest {
         // A claim that finds someone else's record writes nothing: it never fails for missing replicas.
         assertThat(before.claim(settled, fp(), 4, LEASE, TTL).record().outcome()).containsExactly(9);
 
-        RedisIdempotencyStore after = RedisIdempotencyStore.create(onReplica);
+        RedisIdempotencyStore after = RedisIdempotencyStore.create(JedisScriptClient.of(onReplica));
         assertThat(after.claim(settled, fp(), 10, LEASE, TTL).record().outcome()).containsExactly(9);
         // The key whose claim failed is free: its one execution starts now, under the new primary.
         assertThat(after.claim(claimed, fp(), 11, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);

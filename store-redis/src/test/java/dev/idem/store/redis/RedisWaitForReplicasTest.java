@@ -11,37 +11,40 @@ import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import redis.clients.jedis.RedisClient;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import redis.clients.jedis.Jedis;
 import redis.embedded.RedisServer;
 
-/** The optional WAIT after claim, complete and lease extension, against a primary with one real replica. */
-@Timeout(60)
+/**
+ * The optional WAIT after claim, complete and lease extension, pipelined behind the script on the
+ * same connection by each client library: against a primary with one real replica, and on the
+ * cluster, whose masters have none.
+ */
 class RedisWaitForReplicasTest {
     private static RedisServer primary;
     private static RedisServer replica;
-    private static RedisClient client;
+    private static int primaryPort;
 
     @BeforeAll
     static void startPrimaryAndReplica() {
-        int primaryPort = EmbeddedRedis.freePort();
+        primaryPort = EmbeddedRedis.freePort();
         primary = EmbeddedRedis.server(primaryPort, false, true);
         int replicaPort = EmbeddedRedis.freePort();
         replica = EmbeddedRedis.server(replicaPort, false, true, "replicaof " + EmbeddedRedis.HOST + " " + primaryPort);
-        client = EmbeddedRedis.client(primaryPort);
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!client.info("replication").contains("state=online")) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("replica did not come online: " + client.info("replication"));
+        try (Jedis admin = EmbeddedRedis.admin(primaryPort)) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!admin.info("replication").contains("state=online")) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("replica did not come online: " + admin.info("replication"));
+                }
+                EmbeddedRedis.sleep(50);
             }
-            EmbeddedRedis.sleep(50);
         }
     }
 
     @AfterAll
     static void stopServers() throws IOException {
-        client.close();
         replica.stop();
         primary.stop();
     }
@@ -50,43 +53,68 @@ class RedisWaitForReplicasTest {
         return IdempotencyKey.of("wait-" + UUID.randomUUID(), "op", "k");
     }
 
-    @Test
-    void completeWaitsForTheReplicaAndSucceedsWhenItAcknowledges() {
-        RedisIdempotencyStore store = RedisIdempotencyStore.builder(client)
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void completeWaitsForTheReplicaAndSucceedsWhenItAcknowledges(Client client) {
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(client.ownClient(primaryPort))
                 .waitForReplicas(1, Duration.ofSeconds(5)).build();
-        IdempotencyKey k = key();
-        store.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1));
-        client.scriptFlush();
-        assertThat(store.complete(k, 3, new byte[] {9}, Duration.ofMinutes(1))).isTrue();
-        assertThat(store.complete(k, 4, new byte[] {9}, Duration.ofMinutes(1))).isFalse();
+                Jedis admin = EmbeddedRedis.admin(primaryPort)) {
+            IdempotencyKey k = key();
+            assertThat(store.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1)).claimed())
+                    .isTrue();
+            admin.scriptFlush();
+            assertThat(store.complete(k, 3, new byte[] {9}, Duration.ofMinutes(1))).isTrue();
+            assertThat(store.complete(k, 4, new byte[] {9}, Duration.ofMinutes(1))).isFalse();
+            assertThat(store.extendLease(k, 3, Duration.ofSeconds(5))).isEmpty();
+        }
     }
 
-    @Test
-    void aClaimTooFewReplicasAcknowledgedFailsAndIsGivenBack() {
-        RedisIdempotencyStore store = RedisIdempotencyStore.builder(client)
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void aClaimTooFewReplicasAcknowledgedFailsAndIsGivenBack(Client client) {
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(client.ownClient(primaryPort))
                 .waitForReplicas(2, Duration.ofMillis(200)).build();
-        IdempotencyKey k = key();
-        assertThatThrownBy(() -> store.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1)))
-                .isInstanceOf(StoreUnavailableException.class)
-                .hasMessageContaining("1 of 2").hasMessageContaining("released")
-                .satisfies(e -> assertThat(((StoreUnavailableException) e).retryable()).isTrue());
-        assertThat(store.find(k).orElseThrow().state()).isEqualTo(RecordState.RELEASED);
-        // A claim that finds someone else's record is an answer, not a write: it does not fail.
-        RedisIdempotencyStore.create(client).claim(k, new byte[] {1}, 4, Duration.ofSeconds(30), Duration.ofMinutes(1));
-        assertThat(store.claim(k, new byte[] {1}, 5, Duration.ofSeconds(30), Duration.ofMinutes(1)).record()
-                .fencingToken()).isEqualTo(4);
+                RedisIdempotencyStore plain = RedisIdempotencyStore.create(client.ownClient(primaryPort))) {
+            IdempotencyKey k = key();
+            assertThatThrownBy(() -> store.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1)))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("1 of 2").hasMessageContaining("released")
+                    .satisfies(e -> assertThat(((StoreUnavailableException) e).retryable()).isTrue());
+            assertThat(store.find(k).orElseThrow().state()).isEqualTo(RecordState.RELEASED);
+            // A claim that finds someone else's record is an answer, not a write: it does not fail.
+            plain.claim(k, new byte[] {1}, 4, Duration.ofSeconds(30), Duration.ofMinutes(1));
+            assertThat(store.claim(k, new byte[] {1}, 5, Duration.ofSeconds(30), Duration.ofMinutes(1)).record()
+                    .fencingToken()).isEqualTo(4);
+        }
     }
 
-    @Test
-    void tooFewAcknowledgementsAreARetryableFailureWithTheOutcomeKeptOnThePrimary() {
-        RedisIdempotencyStore store = RedisIdempotencyStore.builder(client)
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void tooFewAcknowledgementsAreARetryableFailureWithTheOutcomeKeptOnThePrimary(Client client) {
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(client.ownClient(primaryPort))
                 .waitForReplicas(2, Duration.ofMillis(200)).build();
-        IdempotencyKey k = key();
-        RedisIdempotencyStore.create(client).claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1));
-        assertThatThrownBy(() -> store.complete(k, 3, new byte[] {9}, Duration.ofMinutes(1)))
-                .isInstanceOf(StoreUnavailableException.class)
-                .hasMessageContaining("1 of 2")
-                .satisfies(e -> assertThat(((StoreUnavailableException) e).retryable()).isTrue());
-        assertThat(store.find(k).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+                RedisIdempotencyStore plain = RedisIdempotencyStore.create(client.ownClient(primaryPort))) {
+            IdempotencyKey k = key();
+            plain.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1));
+            assertThatThrownBy(() -> store.complete(k, 3, new byte[] {9}, Duration.ofMinutes(1)))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("1 of 2")
+                    .satisfies(e -> assertThat(((StoreUnavailableException) e).retryable()).isTrue());
+            assertThat(store.find(k).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void onTheClusterWaitRunsOnTheNodeOfTheKey(Client client) {
+        // The cluster's masters have no replicas: WAIT 1 answers 0 on whichever master the script ran.
+        RedisIdempotencyStore store = RedisIdempotencyStore.builder(client.cluster(0))
+                .waitForReplicas(1, Duration.ofMillis(50)).build();
+        for (int i = 0; i < 6; i++) {
+            IdempotencyKey k = IdempotencyKey.of("wait-cluster-" + UUID.randomUUID(), "op", "k" + i);
+            assertThatThrownBy(() -> store.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1)))
+                    .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
+            assertThat(store.find(k).orElseThrow().state()).isEqualTo(RecordState.RELEASED);
+        }
     }
 }

@@ -1,0 +1,274 @@
+package dev.idem.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.store.ClaimResult.Status;
+import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.RecordState;
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.Result;
+import dev.idem.store.redis.internal.RecordKeys;
+import dev.idem.store.redis.jedis.JedisScriptClient;
+import dev.idem.store.redis.lettuce.LettuceScriptClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * Bad clients and a misbehaving deployment, through each client library: a closed client, wrong
+ * credentials, missing permissions, a standalone client on a cluster node, a cluster whose nodes
+ * redirect a slot to each other forever, the script cache flushed while work runs. Each is a
+ * typed store error that says whether a retry may help, never a wrong answer, and never a second
+ * run of the work.
+ */
+@Timeout(120)
+class RedisClientFailureTest {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final Duration TTL = Duration.ofMinutes(10);
+    private static final byte[] FP = {3};
+
+    private final String scope = "failure-" + UUID.randomUUID();
+
+    private IdempotencyKey key(String token) {
+        return IdempotencyKey.of(scope, "op", token);
+    }
+
+    private static Consumer<Throwable> storeError(boolean retryable, String... inMessage) {
+        return e -> {
+            assertThat(e).isInstanceOf(StoreUnavailableException.class);
+            assertThat(((StoreUnavailableException) e).retryable()).as("retryable: %s", e).isEqualTo(retryable);
+            for (String s : inMessage) {
+                assertThat(e).hasMessageContaining(s);
+            }
+        };
+    }
+
+    private void refusedEveryCall(IdempotencyStore store, Consumer<Throwable> check) {
+        IdempotencyKey k = key("refused-" + UUID.randomUUID());
+        List<ThrowingCallable> calls = List.of(() -> store.claim(k, FP, 1, LEASE, TTL), () -> store.find(k),
+                () -> store.complete(k, 1, new byte[] {1}, TTL), () -> store.release(k, 1),
+                () -> store.extendLease(k, 1, LEASE), () -> store.checkpoint(k, 1, new byte[] {1}));
+        for (ThrowingCallable call : calls) {
+            assertThatThrownBy(call).satisfies(check);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void aClosedStoreRefusesEveryCall(Client client) {
+        RedisIdempotencyStore store = RedisIdempotencyStore.create(client.standalone(0));
+        store.close();
+        refusedEveryCall(store, storeError(false, "closed"));
+    }
+
+    @Test
+    void aJedisClientTheApplicationClosedIsANonRetryableError() {
+        UnifiedJedis jedis = EmbeddedRedis.client(EmbeddedRedis.standalonePort());
+        RedisIdempotencyStore store = RedisIdempotencyStore.create(JedisScriptClient.of(jedis));
+        store.find(key("open"));
+        jedis.close();
+        refusedEveryCall(store, storeError(false, "closed"));
+    }
+
+    @Test
+    void aLettuceClientOrConnectionTheApplicationClosedIsANonRetryableError() {
+        // A client on its own I/O threads: shutting it down stops them.
+        RedisClient shutDown = RedisClient.create(LettuceClients.uri(EmbeddedRedis.standalonePort()));
+        RedisIdempotencyStore neverConnected = RedisIdempotencyStore.create(LettuceScriptClient.of(shutDown));
+        RedisClient shutDownLater = LettuceClients.client(EmbeddedRedis.standalonePort());
+        RedisIdempotencyStore connected = RedisIdempotencyStore.create(LettuceScriptClient.of(shutDownLater));
+        connected.find(key("open"));
+        shutDown.shutdown();
+        shutDownLater.shutdown();
+        refusedEveryCall(neverConnected, storeError(false));
+        refusedEveryCall(connected, storeError(false, "closed"));
+
+        StatefulRedisConnection<String, String> own = LettuceClients.Standalone.CLIENT.connect();
+        RedisIdempotencyStore onClosed = RedisIdempotencyStore.create(LettuceScriptClient.of(own));
+        onClosed.find(key("open"));
+        own.close();
+        refusedEveryCall(onClosed, storeError(false, "closed"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void wrongCredentialsAndMissingPermissionsAreNonRetryable(Client client) {
+        int port = EmbeddedRedis.standalonePort();
+        try (Jedis admin = EmbeddedRedis.admin(port)) {
+            admin.aclSetUser("idem-pw", "reset", "on", ">right", "~*", "+@all");
+            admin.aclSetUser("idem-noscript", "reset", "on", ">right", "~*", "+@all", "-@scripting");
+        }
+        try (RedisIdempotencyStore wrongPassword = RedisIdempotencyStore.create(withUser(client, port, "idem-pw",
+                "wrong"));
+                RedisIdempotencyStore noScripts = RedisIdempotencyStore.create(withUser(client, port, "idem-noscript",
+                        "right"))) {
+            refusedEveryCall(wrongPassword, storeError(false, "access denied", "WRONGPASS"));
+            refusedEveryCall(noScripts, storeError(false, "access denied", "NOPERM"));
+        }
+    }
+
+    private static RedisScriptClient withUser(Client client, int port, String user, String password) {
+        if (client == Client.JEDIS) {
+            return JedisScriptClient.owning(JedisClients.standalone(new HostAndPort(EmbeddedRedis.HOST, port),
+                    DefaultJedisClientConfig.builder().user(user).password(password).connectionTimeoutMillis(1000)
+                            .socketTimeoutMillis(2000).build()));
+        }
+        RedisURI uri = RedisURI.builder().withHost(EmbeddedRedis.HOST).withPort(port)
+                .withTimeout(LettuceClients.TIMEOUT).withAuthentication(user, password.toCharArray()).build();
+        return LettuceScriptClient.owning(RedisClient.create(LettuceClients.RESOURCES, uri));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void aStandaloneClientOnAClusterNodeIsAMisconfigurationNotATransientError(Client client) {
+        int master0 = EmbeddedRedis.clusterPorts().get(0);
+        IdempotencyKey elsewhere = keyOnMaster(1);
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.create(client.ownClient(master0))) {
+            assertThatThrownBy(() -> store.claim(elsewhere, FP, 1, LEASE, TTL))
+                    .satisfies(storeError(false, "MOVED", "Cluster"));
+            assertThatThrownBy(() -> store.find(elsewhere)).satisfies(storeError(false, "MOVED"));
+        }
+    }
+
+    private IdempotencyKey keyOnMaster(int master) {
+        RecordKeys keys = new RecordKeys(RedisIdempotencyStore.DEFAULT_KEY_PREFIX);
+        for (int i = 0;; i++) {
+            IdempotencyKey k = key("slot-" + i);
+            if (EmbeddedRedis.masterOfSlot(JedisClusterCRC16.getSlot(keys.of(k)), 3) == master) {
+                return k;
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void aRedirectStormIsARetryableErrorThatWritesNothing(Client client) {
+        List<Integer> ports = EmbeddedRedis.clusterPorts();
+        IdempotencyKey k = keyOnMaster(0);
+        byte[] recordKey = new RecordKeys(RedisIdempotencyStore.DEFAULT_KEY_PREFIX).of(k);
+        int slot = JedisClusterCRC16.getSlot(recordKey);
+        RedisIdempotencyStore store = RedisIdempotencyStore.create(client.cluster(0));
+        try (Jedis master0 = EmbeddedRedis.admin(ports.get(0)); Jedis master1 = EmbeddedRedis.admin(ports.get(1))) {
+            assertThat(master0.clusterCountKeysInSlot(slot)).isZero();
+            String owner = master0.clusterMyId();
+            // Master 0 now sends the slot to master 1, which still sends it back to master 0.
+            master0.clusterSetSlotNode(slot, master1.clusterMyId());
+            try {
+                assertThatThrownBy(() -> store.claim(k, FP, 1, LEASE, TTL)).satisfies(storeError(true));
+                assertThatThrownBy(() -> store.complete(k, 1, new byte[] {1}, TTL)).satisfies(storeError(true));
+                for (int port : ports) {
+                    try (Jedis node = EmbeddedRedis.admin(port)) {
+                        assertThat(node.clusterCountKeysInSlot(slot)).as("records on %s", port).isZero();
+                    }
+                }
+            } finally {
+                master0.clusterSetSlotNode(slot, owner);
+            }
+        }
+        assertThat(eventually(() -> store.claim(k, FP, 1, LEASE, TTL)).status()).isEqualTo(Status.ACQUIRED);
+        assertThat(store.find(k).orElseThrow().fencingToken()).isEqualTo(1);
+    }
+
+    /** Repeats {@code call} while the client still works off its old view of the cluster, bounded. */
+    private static <T> T eventually(java.util.function.Supplier<T> call) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (true) {
+            try {
+                return call.get();
+            } catch (StoreUnavailableException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                EmbeddedRedis.sleep(50);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"JEDIS, false", "JEDIS, true", "LETTUCE, false", "LETTUCE, true"})
+    void theScriptCacheFlushedWhileTheWorkRunsIsReloadedWithoutASecondRun(Client client, boolean cluster) {
+        List<Integer> ports = cluster ? EmbeddedRedis.clusterPorts() : List.of(EmbeddedRedis.standalonePort());
+        IdempotencyEngine engine = IdempotencyEngine.builder()
+                .store(RedisIdempotencyStore.create(client.on(cluster, 0))).lease(LEASE).ttl(TTL).build();
+        IdempotencyEngine other = IdempotencyEngine.builder()
+                .store(RedisIdempotencyStore.create(client.on(cluster, 1))).lease(LEASE).ttl(TTL).build();
+        AtomicInteger runs = new AtomicInteger();
+        List<Result<String>> results = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            IdempotencyKey k = key("flush-" + i);
+            results.add(engine.execute(k, Map.of("i", i), String.class, ctx -> {
+                for (int port : ports) {
+                    try (Jedis node = EmbeddedRedis.admin(port)) {
+                        node.scriptFlush();
+                    }
+                }
+                return "done-" + runs.incrementAndGet();
+            }));
+            Result<String> replay = other.execute(k, Map.of("i", i), String.class, ctx -> "again-" + runs.incrementAndGet());
+            assertThat(replay.replayed()).isTrue();
+            assertThat(replay.value()).isEqualTo(results.get(i).value());
+        }
+        assertThat(runs).hasValue(6);
+        assertThat(results).allSatisfy(r -> assertThat(r.stored()).isTrue());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void resp3RepliesReadAsRespTwoDid(Client client) {
+        int port = EmbeddedRedis.standalonePort();
+        RedisScriptClient scripts;
+        // The connection speaks RESP3: a script that replies in RESP3 sends booleans, which RESP2 carries
+        // as nil and 1. (The store's scripts keep RESP2 replies, so RESP3 shows there as its own null.)
+        if (client == Client.JEDIS) {
+            UnifiedJedis jedis = JedisClients.standalone(new HostAndPort(EmbeddedRedis.HOST, port),
+                    DefaultJedisClientConfig.builder().protocol(redis.clients.jedis.RedisProtocol.RESP3).build());
+            assertThat(jedis.eval("redis.setresp(3); return {false, true}")).isEqualTo(List.of(false, true));
+            scripts = JedisScriptClient.owning(jedis);
+        } else {
+            RedisClient lettuce = LettuceClients.client(port);
+            try (StatefulRedisConnection<String, String> c = lettuce.connect()) {
+                assertThat((Object) c.sync().eval("redis.setresp(3); return {false, true}", ScriptOutputType.OBJECT))
+                        .isEqualTo(List.of(false, true));
+            }
+            scripts = LettuceScriptClient.owning(lettuce);
+        }
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.create(scripts)) {
+            IdempotencyKey k = key("resp3");
+            // Lua false inside the claim's and find's replies comes back as RESP3 null.
+            assertThat(store.claim(k, FP, 5, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);
+            assertThat(store.claim(k, FP, 5, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);
+            assertThat(store.claim(k, new byte[] {4}, 6, LEASE, TTL).record().fingerprint()).containsExactly(FP);
+            assertThat(store.checkpoint(k, 5, new byte[] {8})).isTrue();
+            assertThat(store.extendLease(k, 5, LEASE)).isPresent();
+            assertThat(store.extendLease(k, 6, LEASE)).isEmpty();
+            assertThat(store.find(k).orElseThrow().journal()).containsExactly(8);
+            assertThat(store.complete(k, 5, new byte[0], TTL)).isTrue();
+            assertThat(store.claim(k, FP, 7, LEASE, TTL).record().outcome()).isEmpty();
+            assertThat(store.find(k).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+            assertThat(store.release(k, 5)).isFalse();
+            assertThat(store.find(key("absent"))).isEmpty();
+        }
+    }
+}
