@@ -2,6 +2,10 @@ package dev.idem.store.redis;
 
 import dev.idem.store.redis.jedis.JedisScriptClient;
 import dev.idem.store.redis.lettuce.LettuceScriptClient;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
 
 /**
  * The client libraries the suites run the stores through, each on the shared standalone server
@@ -52,5 +56,20 @@ enum Client {
 
     RedisScriptClient on(boolean cluster, int which) {
         return cluster ? cluster(which) : standalone(which);
+    }
+
+    /**
+     * The libraries this run tests: all, or those the system property {@code idem.test.clients}
+     * names (the pom's runs on other Jedis and Lettuce versions test one library each).
+     */
+    static Stream<Client> underTest() {
+        String only = System.getProperty("idem.test.clients", "").trim();
+        return Arrays.stream(values())
+                .filter(c -> only.isEmpty() || Arrays.asList(only.toUpperCase(Locale.ROOT).split(",")).contains(c.name()));
+    }
+
+    /** {@link #underTest()}, each on a standalone server and on the cluster. */
+    static Stream<Arguments> underTestOnBothTopologies() {
+        return underTest().flatMap(c -> Stream.of(Arguments.of(c, false), Arguments.of(c, true)));
     }
 }

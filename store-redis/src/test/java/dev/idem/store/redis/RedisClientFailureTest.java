@@ -25,11 +25,9 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -55,7 +53,7 @@ class RedisClientFailureTest {
         return IdempotencyKey.of(scope, "op", token);
     }
 
-    private static Consumer<Throwable> storeError(boolean retryable, String... inMessage) {
+    static Consumer<Throwable> storeError(boolean retryable, String... inMessage) {
         return e -> {
             assertThat(e).isInstanceOf(StoreUnavailableException.class);
             assertThat(((StoreUnavailableException) e).retryable()).as("retryable: %s", e).isEqualTo(retryable);
@@ -65,8 +63,8 @@ class RedisClientFailureTest {
         };
     }
 
-    private void refusedEveryCall(IdempotencyStore store, Consumer<Throwable> check) {
-        IdempotencyKey k = key("refused-" + UUID.randomUUID());
+    static void refusedEveryCall(IdempotencyStore store, Consumer<Throwable> check) {
+        IdempotencyKey k = IdempotencyKey.of("refused-" + UUID.randomUUID(), "op", "k");
         List<ThrowingCallable> calls = List.of(() -> store.claim(k, FP, 1, LEASE, TTL), () -> store.find(k),
                 () -> store.complete(k, 1, new byte[] {1}, TTL), () -> store.release(k, 1),
                 () -> store.extendLease(k, 1, LEASE), () -> store.checkpoint(k, 1, new byte[] {1}));
@@ -76,44 +74,15 @@ class RedisClientFailureTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void aClosedStoreRefusesEveryCall(Client client) {
         RedisIdempotencyStore store = RedisIdempotencyStore.create(client.standalone(0));
         store.close();
         refusedEveryCall(store, storeError(false, "closed"));
     }
 
-    @Test
-    void aJedisClientTheApplicationClosedIsANonRetryableError() {
-        UnifiedJedis jedis = EmbeddedRedis.client(EmbeddedRedis.standalonePort());
-        RedisIdempotencyStore store = RedisIdempotencyStore.create(JedisScriptClient.of(jedis));
-        store.find(key("open"));
-        jedis.close();
-        refusedEveryCall(store, storeError(false, "closed"));
-    }
-
-    @Test
-    void aLettuceClientOrConnectionTheApplicationClosedIsANonRetryableError() {
-        // A client on its own I/O threads: shutting it down stops them.
-        RedisClient shutDown = RedisClient.create(LettuceClients.uri(EmbeddedRedis.standalonePort()));
-        RedisIdempotencyStore neverConnected = RedisIdempotencyStore.create(LettuceScriptClient.of(shutDown));
-        RedisClient shutDownLater = LettuceClients.client(EmbeddedRedis.standalonePort());
-        RedisIdempotencyStore connected = RedisIdempotencyStore.create(LettuceScriptClient.of(shutDownLater));
-        connected.find(key("open"));
-        shutDown.shutdown();
-        shutDownLater.shutdown();
-        refusedEveryCall(neverConnected, storeError(false));
-        refusedEveryCall(connected, storeError(false, "closed"));
-
-        StatefulRedisConnection<String, String> own = LettuceClients.Standalone.CLIENT.connect();
-        RedisIdempotencyStore onClosed = RedisIdempotencyStore.create(LettuceScriptClient.of(own));
-        onClosed.find(key("open"));
-        own.close();
-        refusedEveryCall(onClosed, storeError(false, "closed"));
-    }
-
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void wrongCredentialsAndMissingPermissionsAreNonRetryable(Client client) {
         int port = EmbeddedRedis.standalonePort();
         try (Jedis admin = EmbeddedRedis.admin(port)) {
@@ -141,10 +110,10 @@ class RedisClientFailureTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void aStandaloneClientOnAClusterNodeIsAMisconfigurationNotATransientError(Client client) {
         int master0 = EmbeddedRedis.clusterPorts().get(0);
-        IdempotencyKey elsewhere = keyOnMaster(1);
+        IdempotencyKey elsewhere = keyOnMaster(1, "slot-");
         try (RedisIdempotencyStore store = RedisIdempotencyStore.create(client.ownClient(master0))) {
             assertThatThrownBy(() -> store.claim(elsewhere, FP, 1, LEASE, TTL))
                     .satisfies(storeError(false, "MOVED", "Cluster"));
@@ -152,10 +121,10 @@ class RedisClientFailureTest {
         }
     }
 
-    private IdempotencyKey keyOnMaster(int master) {
+    private IdempotencyKey keyOnMaster(int master, String prefix) {
         RecordKeys keys = new RecordKeys(RedisIdempotencyStore.DEFAULT_KEY_PREFIX);
         for (int i = 0;; i++) {
-            IdempotencyKey k = key("slot-" + i);
+            IdempotencyKey k = key(prefix + i);
             if (EmbeddedRedis.masterOfSlot(JedisClusterCRC16.getSlot(keys.of(k)), 3) == master) {
                 return k;
             }
@@ -163,32 +132,42 @@ class RedisClientFailureTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void aRedirectStormIsARetryableErrorThatWritesNothing(Client client) {
         List<Integer> ports = EmbeddedRedis.clusterPorts();
-        IdempotencyKey k = keyOnMaster(0);
-        byte[] recordKey = new RecordKeys(RedisIdempotencyStore.DEFAULT_KEY_PREFIX).of(k);
-        int slot = JedisClusterCRC16.getSlot(recordKey);
         RedisIdempotencyStore store = RedisIdempotencyStore.create(client.cluster(0));
         try (Jedis master0 = EmbeddedRedis.admin(ports.get(0)); Jedis master1 = EmbeddedRedis.admin(ports.get(1))) {
-            assertThat(master0.clusterCountKeysInSlot(slot)).isZero();
-            String owner = master0.clusterMyId();
-            // Master 0 now sends the slot to master 1, which still sends it back to master 0.
-            master0.clusterSetSlotNode(slot, master1.clusterMyId());
-            try {
-                assertThatThrownBy(() -> store.claim(k, FP, 1, LEASE, TTL)).satisfies(storeError(true));
-                assertThatThrownBy(() -> store.complete(k, 1, new byte[] {1}, TTL)).satisfies(storeError(true));
-                for (int port : ports) {
-                    try (Jedis node = EmbeddedRedis.admin(port)) {
-                        assertThat(node.clusterCountKeysInSlot(slot)).as("records on %s", port).isZero();
-                    }
-                }
-            } finally {
-                master0.clusterSetSlotNode(slot, owner);
-            }
+            // A slot of master 0 that holds no key yet (Redis refuses to hand over a slot with keys).
+            IdempotencyKey k;
+            int slot;
+            int attempt = 0;
+            do {
+                k = keyOnMaster(0, "storm-" + attempt++ + "-");
+                slot = JedisClusterCRC16.getSlot(new RecordKeys(RedisIdempotencyStore.DEFAULT_KEY_PREFIX).of(k));
+            } while (master0.clusterCountKeysInSlot(slot) > 0);
+            IdempotencyKey key = k;
+            stormOn(store, key, slot, ports, master0, master1);
+            assertThat(eventually(() -> store.claim(key, FP, 1, LEASE, TTL)).status()).isEqualTo(Status.ACQUIRED);
+            assertThat(store.find(key).orElseThrow().fencingToken()).isEqualTo(1);
         }
-        assertThat(eventually(() -> store.claim(k, FP, 1, LEASE, TTL)).status()).isEqualTo(Status.ACQUIRED);
-        assertThat(store.find(k).orElseThrow().fencingToken()).isEqualTo(1);
+    }
+
+    private static void stormOn(RedisIdempotencyStore store, IdempotencyKey k, int slot, List<Integer> ports,
+            Jedis master0, Jedis master1) {
+        String owner = master0.clusterMyId();
+        // Master 0 now sends the slot to master 1, which still sends it back to master 0.
+        master0.clusterSetSlotNode(slot, master1.clusterMyId());
+        try {
+            assertThatThrownBy(() -> store.claim(k, FP, 1, LEASE, TTL)).satisfies(storeError(true));
+            assertThatThrownBy(() -> store.complete(k, 1, new byte[] {1}, TTL)).satisfies(storeError(true));
+            for (int port : ports) {
+                try (Jedis node = EmbeddedRedis.admin(port)) {
+                    assertThat(node.clusterCountKeysInSlot(slot)).as("records on %s", port).isZero();
+                }
+            }
+        } finally {
+            master0.clusterSetSlotNode(slot, owner);
+        }
     }
 
     /** Repeats {@code call} while the client still works off its old view of the cluster, bounded. */
@@ -207,7 +186,7 @@ class RedisClientFailureTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"JEDIS, false", "JEDIS, true", "LETTUCE, false", "LETTUCE, true"})
+    @MethodSource("dev.idem.store.redis.Client#underTestOnBothTopologies")
     void theScriptCacheFlushedWhileTheWorkRunsIsReloadedWithoutASecondRun(Client client, boolean cluster) {
         List<Integer> ports = cluster ? EmbeddedRedis.clusterPorts() : List.of(EmbeddedRedis.standalonePort());
         IdempotencyEngine engine = IdempotencyEngine.builder()
@@ -235,7 +214,7 @@ class RedisClientFailureTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void resp3RepliesReadAsRespTwoDid(Client client) {
         int port = EmbeddedRedis.standalonePort();
         RedisScriptClient scripts;

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -60,7 +60,7 @@ class RedisIdempotencyStoreTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void everyRecordCarriesARedisExpiryFromTheScriptThatWroteIt(Client client) {
         RedisIdempotencyStore store = store(client);
         IdempotencyKey k = key("ttl");
@@ -80,7 +80,7 @@ class RedisIdempotencyStoreTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void scriptsAreReloadedAfterTheServerForgetsThem(Client client) {
         RedisIdempotencyStore store = store(client);
         IdempotencyKey k = key("noscript");
@@ -97,7 +97,7 @@ class RedisIdempotencyStoreTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void aRetriedClaimWithTheSameTokenGetsItsOwnWinBack(Client client) {
         RedisIdempotencyStore store = store(client);
         // A client that retries after a lost reply re-sends the same token; it must not be
@@ -112,7 +112,7 @@ class RedisIdempotencyStoreTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void aCorruptRecordIsAnErrorNeverAbsent(Client client) {
         RedisIdempotencyStore store = store(client);
         IdempotencyKey k = key("corrupt");
@@ -133,7 +133,7 @@ class RedisIdempotencyStoreTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void aBadStateLetterOrNumberIsAnUnreadableReply(Client client) {
         RedisIdempotencyStore store = store(client);
         IdempotencyKey k = key("badstate");
@@ -145,7 +145,7 @@ class RedisIdempotencyStoreTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void aKeyHoldingAnotherTypeIsAnError(Client client) {
         RedisIdempotencyStore store = store(client);
         IdempotencyKey k = key("wrongtype");
@@ -158,7 +158,7 @@ class RedisIdempotencyStoreTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void anUnreachableServerIsARetryableStoreFailure(Client client) {
         try (IdempotencyStore s = RedisIdempotencyStore.create(client.ownClient(EmbeddedRedis.freePort()))) {
             assertThatThrownBy(() -> s.claim(key("down"), FP, 1, LEASE, TTL))
@@ -184,7 +184,7 @@ class RedisIdempotencyStoreTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void theKeyPrefixSeparatesStoresOnOneServer(Client client) {
         RedisIdempotencyStore store = store(client);
         RedisIdempotencyStore tenantA = RedisIdempotencyStore.builder(client.standalone(0)).keyPrefix("app-a:").build();
@@ -198,7 +198,7 @@ class RedisIdempotencyStoreTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void badArgumentsAreRejectedAndNothingIsStored(Client client) {
         RedisIdempotencyStore store = store(client);
         IdempotencyKey k = key("bad");
@@ -238,7 +238,7 @@ class RedisIdempotencyStoreTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void capabilitiesSayServerClockAndNativeExpiry(Client client) {
         RedisIdempotencyStore store = store(client);
         assertThat(store.capabilities().serverClock()).isTrue();

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import redis.embedded.RedisServer;
 
 /**
@@ -66,7 +66,7 @@ class RedisKilledMidRunTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void killedServerFailsCallsWithoutRunningTheWorkAndTheEngineCarriesOnAfterRestart(Client kind) throws Exception {
         IdempotencyEngine engine = engineOn(true, kind);
         AtomicInteger firstRuns = new AtomicInteger();
@@ -105,7 +105,7 @@ class RedisKilledMidRunTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void serverKilledWhileTheWorkRunsNeverLetsADuplicateRunIt(Client kind) throws Exception {
         IdempotencyEngine engine = engineOn(true, kind);
         IdempotencyKey k = key("k3");

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A connection that dies after the server ran a script and before its reply arrived (a proxy
@@ -94,7 +94,7 @@ class RedisLandedWriteTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void aClaimWhoseReplyIsLostHasLandedAndIsTheCallersOwnOnRetry(Client client) throws Exception {
         try (RedisIdempotencyStore store = throughProxy(client)) {
             IdempotencyKey k = key("claim");
@@ -111,7 +111,7 @@ class RedisLandedWriteTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void aCompletionWhoseReplyIsLostHasLandedAndARetryIsAcknowledged(Client client) throws Exception {
         try (RedisIdempotencyStore store = throughProxy(client)) {
             IdempotencyKey k = key("complete");
@@ -125,7 +125,7 @@ class RedisLandedWriteTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void aReleaseWhoseReplyIsLostHasLandedAndARetryIsAcknowledged(Client client) throws Exception {
         try (RedisIdempotencyStore store = throughProxy(client)) {
             IdempotencyKey k = key("release");
@@ -138,7 +138,7 @@ class RedisLandedWriteTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void anExtensionAndACheckpointWhoseRepliesAreLostHaveLanded(Client client) throws Exception {
         try (RedisIdempotencyStore store = throughProxy(client)) {
             IdempotencyKey k = key("extend");
@@ -154,7 +154,7 @@ class RedisLandedWriteTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void throughTheEngineTheWorkRunsOnceWhenTheCompletionsReplyIsLost(Client client) throws Exception {
         try (RedisIdempotencyStore store = throughProxy(client)) {
             IdempotencyEngine engine = IdempotencyEngine.builder().store(store).lease(LEASE).ttl(TTL).build();

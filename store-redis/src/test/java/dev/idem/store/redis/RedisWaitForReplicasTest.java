@@ -12,7 +12,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import redis.clients.jedis.Jedis;
 import redis.embedded.RedisServer;
 
@@ -54,7 +54,7 @@ class RedisWaitForReplicasTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void completeWaitsForTheReplicaAndSucceedsWhenItAcknowledges(Client client) {
         try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(client.ownClient(primaryPort))
                 .waitForReplicas(1, Duration.ofSeconds(5)).build();
@@ -70,7 +70,7 @@ class RedisWaitForReplicasTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void aClaimTooFewReplicasAcknowledgedFailsAndIsGivenBack(Client client) {
         try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(client.ownClient(primaryPort))
                 .waitForReplicas(2, Duration.ofMillis(200)).build();
@@ -89,7 +89,7 @@ class RedisWaitForReplicasTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void tooFewAcknowledgementsAreARetryableFailureWithTheOutcomeKeptOnThePrimary(Client client) {
         try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(client.ownClient(primaryPort))
                 .waitForReplicas(2, Duration.ofMillis(200)).build();
@@ -105,7 +105,7 @@ class RedisWaitForReplicasTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Client.class)
+    @MethodSource("dev.idem.store.redis.Client#underTest")
     void onTheClusterWaitRunsOnTheNodeOfTheKey(Client client) {
         // The cluster's masters have no replicas: WAIT 1 answers 0 on whichever master the script ran.
         RedisIdempotencyStore store = RedisIdempotencyStore.builder(client.cluster(0))
