@@ -1,10 +1,6 @@
 package dev.idem.store.redis;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.idem.test.redis.EmbeddedRedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -18,13 +14,12 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.embedded.RedisServer;
 
 /**
- * Real redis-server processes for the tests, from the binaries embedded-redis ships: no
- * persistence, loopback only, one temp dir per server. Servers shared by many test
- * classes are started once per JVM (lazy holders) and killed by embedded-redis' own
- * shutdown hook.
+ * The servers the Redis tests use, started by {@link EmbeddedRedisServer}: the JVM's shared
+ * standalone server, a three-master cluster shared the same way (slots assigned and nodes joined
+ * here, through Jedis), and servers of a test's own.
  */
 final class EmbeddedRedis {
-    static final String HOST = "127.0.0.1";
+    static final String HOST = EmbeddedRedisServer.HOST;
     private static final Duration CLUSTER_READY = Duration.ofSeconds(30);
 
     private EmbeddedRedis() {
@@ -53,12 +48,7 @@ final class EmbeddedRedis {
     }
 
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return EmbeddedRedisServer.freePort();
     }
 
     /**
@@ -66,28 +56,13 @@ final class EmbeddedRedis {
      * a SIGKILL, the closest thing to a crash.
      */
     static RedisServer server(int port, boolean cluster, boolean forceStop, String... extraSettings) {
-        try {
-            Path dir = Files.createTempDirectory("idem-redis-" + port + "-");
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteRecursively(dir), "idem-redis-cleanup"));
-            var b = RedisServer.newRedisServer().port(port).bind(HOST)
-                    .setting("save \"\"")
-                    .setting("appendonly no")
-                    .setting("dir " + dir.toAbsolutePath())
-                    .onShutdownForceStop(forceStop);
-            if (cluster) {
-                b.setting("cluster-enabled yes")
-                        .setting("cluster-config-file " + dir.resolve("nodes.conf").toAbsolutePath())
-                        .setting("cluster-node-timeout 5000");
-            }
-            for (String s : extraSettings) {
-                b.setting(s);
-            }
-            RedisServer server = b.build();
-            server.start();
-            return server;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start redis-server on port " + port, e);
+        List<String> settings = new ArrayList<>(List.of(extraSettings));
+        if (cluster) {
+            settings.add("cluster-enabled yes");
+            settings.add("cluster-config-file nodes-" + port + ".conf");
+            settings.add("cluster-node-timeout 5000");
         }
+        return EmbeddedRedisServer.start(port, forceStop, settings.toArray(new String[0]));
     }
 
     /** The server shared by the standalone suites. */
@@ -101,11 +76,7 @@ final class EmbeddedRedis {
     }
 
     private static final class Standalone {
-        static final int PORT = freePort();
-
-        static {
-            server(PORT, false, true);
-        }
+        static final int PORT = EmbeddedRedisServer.shared();
     }
 
     private static final class Cluster {
@@ -170,14 +141,6 @@ final class EmbeddedRedis {
             }
         }
         throw new IllegalArgumentException("slot " + slot);
-    }
-
-    private static void deleteRecursively(Path dir) {
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // Best effort: it is a temp dir.
-        }
     }
 
     static void sleep(long millis) {
