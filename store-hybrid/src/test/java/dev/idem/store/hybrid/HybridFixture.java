@@ -4,6 +4,8 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import dev.idem.store.tck.StoreFixture;
+import dev.idem.store.redis.RedisScriptClient;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -20,9 +22,14 @@ final class HybridFixture implements StoreFixture {
     private final HybridIdempotencyStore other;
 
     HybridFixture(Databases db) {
-        this.store = HybridIdempotencyStore.builder(GateRedis.Shared.A,
+        this(db, JedisScriptClient.of(GateRedis.Shared.A), JedisScriptClient.of(GateRedis.Shared.B));
+    }
+
+    /** The two stores' gates on the given script clients (Lettuce: {@link GateRedis#lettuce}). */
+    HybridFixture(Databases db, RedisScriptClient gate, RedisScriptClient otherGate) {
+        this.store = HybridIdempotencyStore.builder(gate,
                 JdbcIdempotencyStore.builder(db.dataSource()).clock(clock).build()).clock(clock).build();
-        this.other = HybridIdempotencyStore.builder(GateRedis.Shared.B,
+        this.other = HybridIdempotencyStore.builder(otherGate,
                 JdbcIdempotencyStore.builder(db.otherDataSource()).clock(clock).build()).clock(clock).build();
     }
 

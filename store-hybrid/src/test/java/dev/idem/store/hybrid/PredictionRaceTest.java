@@ -8,6 +8,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
@@ -43,12 +44,12 @@ class PredictionRaceTest {
 
     @Test
     void answersGivenFromAPredictionAreKeptWhileItsClaimIsOnItsWay() throws Exception {
-        HybridIdempotencyStore holder = HybridIdempotencyStore.builder(GateRedis.Shared.A,
+        HybridIdempotencyStore holder = HybridIdempotencyStore.builder(JedisScriptClient.of(GateRedis.Shared.A),
                 JdbcIdempotencyStore.builder(blockingClaims(Databases.POSTGRES.dataSource())).clock(clock).build())
                 .clock(clock).build();
         RecordingListener events = new RecordingListener();
         StatementCounter db = new StatementCounter(Databases.POSTGRES.otherDataSource());
-        HybridIdempotencyStore other = HybridIdempotencyStore.builder(GateRedis.Shared.B,
+        HybridIdempotencyStore other = HybridIdempotencyStore.builder(JedisScriptClient.of(GateRedis.Shared.B),
                 JdbcIdempotencyStore.builder(db.dataSource()).clock(clock).build()).clock(clock).listener(events)
                 .build();
         IdempotencyKey k = IdempotencyKey.of("race-" + UUID.randomUUID(), "charge", "k");

@@ -1,4 +1,4 @@
-package dev.idem.store.redis;
+package dev.idem.test.redis;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,14 +19,19 @@ import java.util.concurrent.atomic.AtomicReference;
  * command ran (its write landed), and the client never hears of it. Every connection the client
  * opens goes through the proxy, reconnections included.
  */
-final class ReplyDroppingProxy implements AutoCloseable {
+public final class ReplyDroppingProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final int target;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final AtomicReference<CountDownLatch> armed = new AtomicReference<>();
     private volatile boolean closed;
 
-    ReplyDroppingProxy(int targetPort) {
+    /**
+     * Starts the proxy on a free loopback port.
+     *
+     * @param targetPort the redis-server's port
+     */
+    public ReplyDroppingProxy(int targetPort) {
         this.target = targetPort;
         try {
             this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -38,22 +43,26 @@ final class ReplyDroppingProxy implements AutoCloseable {
         acceptor.start();
     }
 
-    int port() {
+    /**
+     * The port clients connect to.
+     *
+     * @return the port
+     */
+    public int port() {
         return listener.getLocalPort();
     }
 
-    /** Arms the proxy: the next reply from the server is dropped and its connection cut. */
-    CountDownLatch dropNextReply() {
+    /**
+     * Arms the proxy: the next reply from the server is dropped and its connection cut.
+     *
+     * @return counted down when that happened
+     */
+    public CountDownLatch dropNextReply() {
         CountDownLatch dropped = new CountDownLatch(1);
         if (!armed.compareAndSet(null, dropped)) {
             throw new IllegalStateException("already armed");
         }
         return dropped;
-    }
-
-    /** Whether an armed drop has not happened yet. */
-    boolean stillArmed() {
-        return armed.get() != null;
     }
 
     private void accept() {
@@ -100,8 +109,14 @@ final class ReplyDroppingProxy implements AutoCloseable {
         t.start();
     }
 
-    /** Waits until the armed drop happened, bounded. */
-    static void awaitDropped(CountDownLatch dropped) throws InterruptedException {
+    /**
+     * Waits until the armed drop happened, at most 10 seconds.
+     *
+     * @param dropped what {@link #dropNextReply()} returned
+     * @throws InterruptedException if interrupted
+     * @throws AssertionError if nothing was dropped in time
+     */
+    public static void awaitDropped(CountDownLatch dropped) throws InterruptedException {
         if (!dropped.await(10, TimeUnit.SECONDS)) {
             throw new AssertionError("no reply was dropped within 10 s");
         }
