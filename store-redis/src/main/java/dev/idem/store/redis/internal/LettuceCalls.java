@@ -86,15 +86,19 @@ public final class LettuceCalls {
         }
         return node.exceptionallyCompose(e -> CompletableFuture.failedStage(translate(script, e, cluster)))
                 .thenCompose(c -> {
-                    AsyncCommand<byte[], byte[], @Nullable Object> run = dispatch(c, scriptCommand(script, sendSource,
-                            key, args));
-                    CommandArgs<byte[], byte[]> waitArgs = new CommandArgs<>(ByteArrayCodec.INSTANCE).add(replicas)
-                            .add(timeoutMillis);
-                    AsyncCommand<byte[], byte[], @Nullable Object> wait = dispatch(c,
-                            new Command<>(CommandType.WAIT, new LettuceReplyOutput(), waitArgs));
-                    CompletionStage<@Nullable Object> reply = translated(c, run, script, cluster);
-                    CompletionStage<@Nullable Object> acked = translated(c, wait, script, cluster);
-                    return reply.thenCombine(acked, (r, a) -> new Waited(r, ReplicatedRunner.acknowledged(a)));
+                    try {
+                        AsyncCommand<byte[], byte[], @Nullable Object> run = dispatch(c, scriptCommand(script,
+                                sendSource, key, args));
+                        CommandArgs<byte[], byte[]> waitArgs = new CommandArgs<>(ByteArrayCodec.INSTANCE)
+                                .add(replicas).add(timeoutMillis);
+                        AsyncCommand<byte[], byte[], @Nullable Object> wait = dispatch(c,
+                                new Command<>(CommandType.WAIT, new LettuceReplyOutput(), waitArgs));
+                        CompletionStage<@Nullable Object> reply = translated(c, run, script, cluster);
+                        CompletionStage<@Nullable Object> acked = translated(c, wait, script, cluster);
+                        return reply.thenCombine(acked, (r, a) -> new Waited(r, ReplicatedRunner.acknowledged(a)));
+                    } catch (RuntimeException e) {
+                        return CompletableFuture.failedStage(translate(script, e, cluster));
+                    }
                 });
     }
 
