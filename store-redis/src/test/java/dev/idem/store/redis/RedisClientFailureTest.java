@@ -133,7 +133,7 @@ class RedisClientFailureTest {
 
     @ParameterizedTest
     @MethodSource("dev.idem.store.redis.Client#underTest")
-    void aRedirectStormIsARetryableErrorThatWritesNothing(Client client) {
+    void aRedirectStormIsARetryableErrorThatWritesNothing(Client client) throws InterruptedException {
         List<Integer> ports = EmbeddedRedis.clusterPorts();
         RedisIdempotencyStore store = RedisIdempotencyStore.create(client.cluster(0));
         try (Jedis master0 = EmbeddedRedis.admin(ports.get(0)); Jedis master1 = EmbeddedRedis.admin(ports.get(1))) {
@@ -147,7 +147,7 @@ class RedisClientFailureTest {
             } while (master0.clusterCountKeysInSlot(slot) > 0);
             IdempotencyKey key = k;
             stormOn(store, key, slot, ports, master0, master1);
-            assertThat(eventually(() -> store.claim(key, FP, 1, LEASE, TTL)).status()).isEqualTo(Status.ACQUIRED);
+            assertThat(RedisKilledMidRunTest.untilReachable(() -> store.claim(key, FP, 1, LEASE, TTL)).status()).isEqualTo(Status.ACQUIRED);
             assertThat(store.find(key).orElseThrow().fencingToken()).isEqualTo(1);
         }
     }
@@ -167,21 +167,6 @@ class RedisClientFailureTest {
             }
         } finally {
             master0.clusterSetSlotNode(slot, owner);
-        }
-    }
-
-    /** Repeats {@code call} while the client still works off its old view of the cluster, bounded. */
-    private static <T> T eventually(java.util.function.Supplier<T> call) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (true) {
-            try {
-                return call.get();
-            } catch (StoreUnavailableException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                EmbeddedRedis.sleep(50);
-            }
         }
     }
 

@@ -161,9 +161,10 @@ class RedisKilledMidRunTest {
 
     /**
      * Repeats {@code call} while it fails with {@link StoreUnavailableException} (pooled
-     * connections broken by the kill are discarded one failure at a time), bounded.
+     * connections broken by a kill are discarded one failure at a time, a cluster client works off
+     * an old view of the slots), bounded.
      */
-    private static <T> T untilReachable(Supplier<T> call) throws InterruptedException {
+    static <T> T untilReachable(Supplier<T> call) throws InterruptedException {
         long deadline = System.nanoTime() + RECOVERY.toNanos();
         while (true) {
             try {

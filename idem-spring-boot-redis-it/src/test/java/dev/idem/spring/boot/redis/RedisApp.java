@@ -23,7 +23,7 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import({RedisApp.Orders.class, RedisApp.ChargeController.class})
+@Import(RedisApp.Orders.class)
 public class RedisApp {
     @Bean
     Runs runs() {
@@ -66,30 +66,7 @@ public class RedisApp {
         }
     }
 
-    /** A charge request; the reference is the client's key. */
-    public record ChargeRequest(String reference, long amount) {
-    }
-
-    /** A charge. */
-    public record Charge(String id, String reference, long amount) {
-    }
-
-    /** Not behind the filter: {@code @Idempotent} alone decides. */
-    @RestController
-    public static class ChargeController {
-        private final ChargeService charges;
-
-        ChargeController(ChargeService charges) {
-            this.charges = charges;
-        }
-
-        @PostMapping("/charges")
-        ResponseEntity<Charge> charge(@RequestBody ChargeRequest request) {
-            return ResponseEntity.status(HttpStatus.CREATED).body(charges.charge(request));
-        }
-    }
-
-    /** Scoped by the caller's API key, as the filter is. */
+    /** Called by the test directly: {@code @Idempotent} alone decides, in the scope the expression gives. */
     public static class ChargeService {
         private final Runs runs;
 
@@ -97,10 +74,10 @@ public class RedisApp {
             this.runs = runs;
         }
 
-        @Idempotent(operation = "charge", key = "#request.reference")
-        public Charge charge(ChargeRequest request) {
-            runs.ran("charge-" + request.reference());
-            return new Charge("ch_" + UUID.randomUUID(), request.reference(), request.amount());
+        @Idempotent(operation = "charge", key = "#reference", scope = "'tenant-1'")
+        public String charge(String reference, long amount) {
+            runs.ran("charge-" + reference);
+            return "ch_" + UUID.randomUUID() + ":" + amount;
         }
     }
 }

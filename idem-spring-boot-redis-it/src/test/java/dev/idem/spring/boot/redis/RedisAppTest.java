@@ -45,6 +45,8 @@ class RedisAppTest {
     private IdempotencyStore store;
     @Autowired
     private StringRedisTemplate redis;
+    @Autowired
+    private RedisApp.ChargeService charges;
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
@@ -85,13 +87,10 @@ class RedisAppTest {
     }
 
     @Test
-    void anIdempotentMethodRunsOnceAndReplaysFromRedis() throws Exception {
+    void anIdempotentMethodRunsOnceAndReplaysFromRedis() {
         String ref = "ref-" + UUID.randomUUID();
-        String body = "{\"reference\":\"" + ref + "\",\"amount\":5}";
-        HttpResponse<String> first = post("/charges", null, body);
-        HttpResponse<String> again = post("/charges", null, body);
-        assertThat(first.statusCode()).isEqualTo(201);
-        assertThat(again.body()).isEqualTo(first.body());
+        String first = charges.charge(ref, 5);
+        assertThat(charges.charge(ref, 5)).isEqualTo(first);
         assertThat(runs.of("charge-" + ref)).isEqualTo(1);
     }
 }
