@@ -1,5 +1,6 @@
 package dev.idem.store.hybrid;
 
+import dev.idem.store.redis.EmbeddedRedis;
 import dev.idem.store.redis.RedisScriptClient;
 import dev.idem.store.redis.lettuce.LettuceScriptClient;
 import dev.idem.test.redis.EmbeddedRedisServer;
@@ -7,14 +8,17 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
+import java.util.List;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.UnifiedJedis;
 import redis.embedded.RedisServer;
 
 /**
  * The gate's redis-server processes ({@link EmbeddedRedisServer}): the JVM's shared server, with
- * two Jedis clients and two Lettuce connections on it, and servers of a test's own (tests that
- * kill or pause Redis).
+ * two Jedis clients and two Lettuce connections on it, a three-master Redis Cluster (store-redis'
+ * {@link EmbeddedRedis}) with two Jedis clients, and servers of a test's own (tests that kill or
+ * pause Redis). The shared ones are made once per JVM, on first use.
  */
 final class GateRedis {
     static final String HOST = EmbeddedRedisServer.HOST;
@@ -63,6 +67,16 @@ final class GateRedis {
         static final redis.clients.jedis.RedisClient B = client(PORT, 2000);
 
         private Shared() {
+        }
+    }
+
+    /** Two clients on a shared three-master Redis Cluster, made once per JVM on first use. */
+    static final class Cluster {
+        static final List<Integer> PORTS = EmbeddedRedis.startCluster(3);
+        static final UnifiedJedis A = EmbeddedRedis.clusterClient(PORTS);
+        static final UnifiedJedis B = EmbeddedRedis.clusterClient(PORTS);
+
+        private Cluster() {
         }
     }
 }

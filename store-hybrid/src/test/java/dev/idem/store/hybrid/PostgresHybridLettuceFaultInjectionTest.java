@@ -7,6 +7,6 @@ import dev.idem.store.tck.StoreFixture;
 class PostgresHybridLettuceFaultInjectionTest extends FaultInjectionContract {
     @Override
     protected StoreFixture createFixture() {
-        return new HybridFixture(Databases.POSTGRES, GateRedis.lettuce(0), GateRedis.lettuce(1));
+        return new HybridFixture(Databases.POSTGRES, HybridFixture.Variant.LETTUCE);
     }
 }

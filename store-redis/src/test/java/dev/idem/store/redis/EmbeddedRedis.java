@@ -16,17 +16,19 @@ import redis.embedded.RedisServer;
 /**
  * The servers the Redis tests use, started by {@link EmbeddedRedisServer}: the JVM's shared
  * standalone server, a three-master cluster shared the same way (slots assigned and nodes joined
- * here, through Jedis), and servers of a test's own.
+ * here, through Jedis), and servers of a test's own. Public, in this module's test jar, for
+ * store-hybrid's tests.
  */
-final class EmbeddedRedis {
-    static final String HOST = EmbeddedRedisServer.HOST;
+public final class EmbeddedRedis {
+    /** The loopback address every server binds to. */
+    public static final String HOST = EmbeddedRedisServer.HOST;
     private static final Duration CLUSTER_READY = Duration.ofSeconds(30);
 
     private EmbeddedRedis() {
     }
 
     /** Short timeouts, so a dead server shows up as an error within about a second. */
-    static JedisClientConfig clientConfig() {
+    public static JedisClientConfig clientConfig() {
         return DefaultJedisClientConfig.builder().connectionTimeoutMillis(1000).socketTimeoutMillis(2000).build();
     }
 
@@ -36,7 +38,7 @@ final class EmbeddedRedis {
     }
 
     /** A Jedis cluster client, of the kind the Jedis on the class path has. */
-    static UnifiedJedis clusterClient(List<Integer> ports) {
+    public static UnifiedJedis clusterClient(List<Integer> ports) {
         Set<HostAndPort> seeds = new LinkedHashSet<>();
         ports.forEach(p -> seeds.add(new HostAndPort(HOST, p)));
         return JedisClients.cluster(seeds, clientConfig());
@@ -47,7 +49,7 @@ final class EmbeddedRedis {
         return new Jedis(new HostAndPort(HOST, port), clientConfig());
     }
 
-    static int freePort() {
+    public static int freePort() {
         return EmbeddedRedisServer.freePort();
     }
 
@@ -55,7 +57,7 @@ final class EmbeddedRedis {
      * A started server on {@code port}. {@code forceStop} makes {@link RedisServer#stop()}
      * a SIGKILL, the closest thing to a crash.
      */
-    static RedisServer server(int port, boolean cluster, boolean forceStop, String... extraSettings) {
+    public static RedisServer server(int port, boolean cluster, boolean forceStop, String... extraSettings) {
         List<String> settings = new ArrayList<>(List.of(extraSettings));
         if (cluster) {
             settings.add("cluster-enabled yes");
@@ -88,7 +90,7 @@ final class EmbeddedRedis {
      * introduces them to each other and waits (bounded) until every node reports
      * {@code cluster_state:ok}.
      */
-    static List<Integer> startCluster(int masters) {
+    public static List<Integer> startCluster(int masters) {
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < masters; i++) {
             int port = freePort();
