@@ -73,7 +73,7 @@ class RedisStoreProviderTest {
         String seeds = EmbeddedRedis.clusterPorts().stream().map(p -> "127.0.0.1:" + p)
                 .collect(Collectors.joining(","));
         try (IdempotencyStore store = new RedisStoreProvider().create(context(Map.of(RedisStoreProvider.CLUSTER, seeds,
-                RedisStoreProvider.TIMEOUT, "1500ms")))) {
+                RedisStoreProvider.TIMEOUT, "5000ms")))) {
             IdempotencyKey k = key();
             assertThat(store.claim(k, new byte[] {1}, 5, Duration.ofSeconds(10), Duration.ofMinutes(1)).status())
                     .isEqualTo(Status.ACQUIRED);
@@ -90,6 +90,9 @@ class RedisStoreProviderTest {
                 Map.of(RedisStoreProvider.CLUSTER, seeds))) {
             Map<String, String> properties = new HashMap<>(target);
             properties.put(RedisStoreProvider.CLIENT, "lettuce");
+            // Lettuce's connect handshake is bounded by this timeout too (default 2 s): give a loaded
+            // machine room.
+            properties.put(RedisStoreProvider.TIMEOUT, "10s");
             try (IdempotencyStore store = new RedisStoreProvider().create(context(properties))) {
                 assertThat(store.toString()).contains("Lettuce");
                 IdempotencyKey k = key();
