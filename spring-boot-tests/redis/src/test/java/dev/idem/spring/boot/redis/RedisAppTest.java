@@ -33,7 +33,7 @@ import org.springframework.test.context.DynamicPropertySource;
         "idem.store.kind=redis",
         "idem.http.routes=/orders/**",
         "idem.http.principal-header=X-Api-Key",
-        "spring.data.redis.timeout=2s"})
+        "spring.data.redis.timeout=10s"})
 class RedisAppTest {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
