@@ -4,9 +4,9 @@ import dev.idem.store.tck.IdempotencyStoreContract;
 import dev.idem.store.tck.StoreFixture;
 
 /** The store test kit against a real redis-server started by the tests. */
-class RedisStandaloneContractTest extends IdempotencyStoreContract {
+class JedisStandaloneContractTest extends IdempotencyStoreContract {
     @Override
     protected StoreFixture createFixture() {
-        return new RedisFixture(StandaloneClients.A, StandaloneClients.B);
+        return new RedisFixture(Client.JEDIS, false);
     }
 }

@@ -4,9 +4,9 @@ import dev.idem.engine.tck.StepSagaContract;
 import dev.idem.store.tck.StoreFixture;
 
 /** The step saga against a real redis-server started by the tests. */
-class RedisStandaloneStepSagaTest extends StepSagaContract {
+class JedisStandaloneStepSagaTest extends StepSagaContract {
     @Override
     protected StoreFixture createFixture() {
-        return new RedisFixture(StandaloneClients.A, StandaloneClients.B);
+        return new RedisFixture(Client.JEDIS, false);
     }
 }

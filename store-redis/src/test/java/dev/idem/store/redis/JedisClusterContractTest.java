@@ -4,9 +4,9 @@ import dev.idem.store.tck.IdempotencyStoreContract;
 import dev.idem.store.tck.StoreFixture;
 
 /** The store test kit against a real three-master Redis Cluster started by the tests. */
-class RedisClusterContractTest extends IdempotencyStoreContract {
+class JedisClusterContractTest extends IdempotencyStoreContract {
     @Override
     protected StoreFixture createFixture() {
-        return new RedisFixture(ClusterClients.A, ClusterClients.B);
+        return new RedisFixture(Client.JEDIS, true);
     }
 }

@@ -4,9 +4,9 @@ import dev.idem.engine.tck.FaultInjectionContract;
 import dev.idem.store.tck.StoreFixture;
 
 /** The kit's fault injection (every store call failed in turn, skewed and stepped clocks) on a three-master Redis Cluster. */
-class RedisClusterFaultInjectionTest extends FaultInjectionContract {
+class JedisClusterFaultInjectionTest extends FaultInjectionContract {
     @Override
     protected StoreFixture createFixture() {
-        return new RedisFixture(ClusterClients.A, ClusterClients.B);
+        return new RedisFixture(Client.JEDIS, true);
     }
 }

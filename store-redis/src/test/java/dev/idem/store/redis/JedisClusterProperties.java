@@ -4,9 +4,9 @@ import dev.idem.store.tck.IdempotencyStoreProperties;
 import dev.idem.store.tck.StoreFixture;
 
 /** The kit's model-based properties against a real three-master Redis Cluster. */
-class RedisClusterProperties extends IdempotencyStoreProperties {
+class JedisClusterProperties extends IdempotencyStoreProperties {
     @Override
     protected StoreFixture createFixture() {
-        return new RedisFixture(ClusterClients.A, ClusterClients.B);
+        return new RedisFixture(Client.JEDIS, true);
     }
 }

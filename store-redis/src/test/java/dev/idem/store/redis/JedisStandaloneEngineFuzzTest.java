@@ -4,9 +4,9 @@ import dev.idem.engine.tck.EngineFuzzContract;
 import dev.idem.store.tck.StoreFixture;
 
 /** The engine-level fuzz of the kit on this backend. */
-class RedisClusterEngineFuzzTest extends EngineFuzzContract {
+class JedisStandaloneEngineFuzzTest extends EngineFuzzContract {
     @Override
     protected StoreFixture createFixture() {
-        return new RedisFixture(ClusterClients.A, ClusterClients.B);
+        return new RedisFixture(Client.JEDIS, false);
     }
 }

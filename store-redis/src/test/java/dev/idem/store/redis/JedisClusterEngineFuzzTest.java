@@ -4,9 +4,9 @@ import dev.idem.engine.tck.EngineFuzzContract;
 import dev.idem.store.tck.StoreFixture;
 
 /** The engine-level fuzz of the kit on this backend. */
-class RedisStandaloneEngineFuzzTest extends EngineFuzzContract {
+class JedisClusterEngineFuzzTest extends EngineFuzzContract {
     @Override
     protected StoreFixture createFixture() {
-        return new RedisFixture(StandaloneClients.A, StandaloneClients.B);
+        return new RedisFixture(Client.JEDIS, true);
     }
 }
