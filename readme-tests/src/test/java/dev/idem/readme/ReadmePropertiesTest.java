@@ -34,6 +34,11 @@ class ReadmePropertiesTest {
     private static final Pattern LITERAL = Pattern.compile("\"(idem\\.[a-z0-9._-]+)\"");
     private static final String TABLE_FILE = "README.md";
     private static final String TABLE_HEADING = "## Configuration properties";
+    /**
+     * READMEs of the Quarkus extension, whose configuration is its own {@code @ConfigMapping} (no
+     * Spring metadata): their {@code idem.*} names and their table are not checked here yet.
+     */
+    static final Set<String> OWN_CONFIGURATION = Set.of("idem-quarkus/README.md", "examples/quarkus/README.md");
 
     static Set<String> metadataProperties() throws IOException {
         Set<String> names = new TreeSet<>();
@@ -88,6 +93,9 @@ class ReadmePropertiesTest {
         }
         List<String> problems = new ArrayList<>();
         for (Path md : Docs.markdownFiles()) {
+            if (OWN_CONFIGURATION.contains(Docs.root().relativize(md).toString().replace('\\', '/'))) {
+                continue;
+            }
             List<String> lines = Docs.lines(md);
             for (int i = 0; i < lines.size(); i++) {
                 Matcher m = NAME.matcher(lines.get(i));
@@ -120,6 +128,9 @@ class ReadmePropertiesTest {
         Set<String> inTable = new TreeSet<>();
         for (Path md : Docs.markdownFiles()) {
             String rel = Docs.root().relativize(md).toString().replace('\\', '/');
+            if (OWN_CONFIGURATION.contains(rel)) {
+                continue;
+            }
             List<String> lines = Docs.lines(md);
             boolean inSection = false;
             for (int i = 0; i < lines.size(); i++) {

@@ -34,6 +34,8 @@ class ReadmeSnippetsTest {
      */
     static final Set<String> NOT_YET_COMPILED = Set.of(
             "idem-http/README.md",
+            "idem-jaxrs/README.md",
+            "idem-quarkus/README.md",
             "idem-messaging-kafka/README.md",
             "idem-messaging/README.md",
             "idem-outbox-jdbc/README.md",

@@ -31,8 +31,9 @@ import org.springframework.context.annotation.Import;
  *
  * <p>The store, unless the application defines an {@link IdempotencyStore} bean: with
  * {@code idem.store.kind=auto} (the default) the application's unique {@code DataSource}
- * (JDBC store, dialect detected; needs idem-store-jdbc), else its Jedis {@code UnifiedJedis}
- * (Redis; needs idem-store-redis), else its {@code DynamoDbClient} (needs idem-store-dynamodb),
+ * (JDBC store, dialect detected; needs idem-store-jdbc), else its Redis client (Spring Data Redis'
+ * {@code RedisConnectionFactory}, Lettuce or Jedis underneath, or a Jedis or Lettuce client bean;
+ * the Redis store comes with the starter), else its {@code DynamoDbClient} (needs idem-store-dynamodb),
  * else the memory store, with a warning since it holds records in one process only. A named
  * kind that the application cannot provide fails startup with Boot's failure report
  * ({@link IdemFailureAnalyzer}). The engine, unless the application defines one, takes the
@@ -49,6 +50,8 @@ import org.springframework.context.annotation.Import;
 @AutoConfiguration(afterName = {
         "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
         "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration",
         "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
         "org.springframework.boot.jackson2.autoconfigure.Jackson2AutoConfiguration",
@@ -112,7 +115,8 @@ public class IdemAutoConfiguration {
     private static String clientFor(IdemProperties.StoreKind kind) {
         switch (kind) {
             case JDBC: return "unique DataSource";
-            case REDIS: return "UnifiedJedis (JedisPooled, JedisCluster)";
+            case REDIS: return "Redis client (a Spring Data Redis RedisConnectionFactory from "
+                    + "spring-boot-starter-data-redis, a Lettuce RedisClient, a Jedis UnifiedJedis or a RedisScriptClient)";
             default: return "DynamoDbClient";
         }
     }
@@ -145,7 +149,7 @@ public class IdemAutoConfiguration {
         IdempotencyEngine.Builder b = IdempotencyEngine.builder().store(used)
                 .lease(properties.getLease()).ttl(properties.getTtl())
                 .maxRequestBytes(properties.getMaxRequestBytes())
-                .listener(CompositeListener.of(listeners.orderedStream().collect(Collectors.toList())));
+                .listener(IdempotencyListener.all(listeners.orderedStream().collect(Collectors.toList())));
         if (properties.getInProgressWait() != null) {
             b.inProgress(InProgressPolicy.waitUpTo(properties.getInProgressWait()));
         }
