@@ -105,8 +105,15 @@ class ReadmePropertiesTest {
                     boolean prefix = cut >= 0 || name.endsWith(".") || name.endsWith("*");
                     String stem = cut >= 0 ? name.substring(0, cut) : name.replaceAll("\\*+$", "");
                     String bare = stem.endsWith(".") ? stem.substring(0, stem.length() - 1) : stem;
-                    boolean exists = prefix ? known.stream().anyMatch(k -> k.startsWith(stem) || k.equals(bare))
-                            : known.contains(stem);
+                    boolean exists;
+                    if (bare.contains("*")) {
+                        // A pattern over several names (idem.protection.*.keys.*): some name must match.
+                        Pattern glob = Pattern.compile(Pattern.quote(bare).replace("*", "\\E[A-Za-z0-9_-]*\\Q"));
+                        exists = known.stream().anyMatch(k -> glob.matcher(k).lookingAt());
+                    } else {
+                        exists = prefix ? known.stream().anyMatch(k -> k.startsWith(stem) || k.equals(bare))
+                                : known.contains(stem);
+                    }
                     if (!exists) {
                         problems.add(Docs.root().relativize(md) + ":" + (i + 1) + ": `" + name + "` is neither a"
                                 + " property (starter metadata, store providers) nor a name the code writes");
