@@ -39,24 +39,12 @@ import org.jspecify.annotations.Nullable;
  * runs the work at most once per lease for a key and replays its outcome to every
  * duplicate until the record expires.
  *
- * <pre>{@code
- * IdempotencyEngine engine = IdempotencyEngine.builder()
- *         .store(MemoryIdempotencyStore.create())        // or a JDBC, Redis, DynamoDB store
- *         .build();
- * IdempotencyKey key = IdempotencyKey.inScope(customerId).operation("create-charge").key(clientKey);
- *
- * // The value only (a duplicate gets the first call's Charge, the work does not run again):
- * Charge charge = engine.call(key, chargeRequest, Charge.class,
- *         ctx -> gateway.charge(chargeRequest, ctx.downstreamKey()));
- *
- * // The value and whether it was replayed (an HTTP handler answers "Idempotency-Status: replayed"):
- * Result<Charge> result = engine.execute(key, chargeRequest, Charge.class,
- *         ctx -> gateway.charge(chargeRequest, ctx.downstreamKey()));
- * boolean replayed = result.replayed();
- * }</pre>
- * With idem-store-jdbc, the work's database writes and the stored outcome commit in one
- * transaction: {@code engine.executeAtomically(key, request, Charge.class,
- * store.transactional(handle -> charges.insert(handle, request)))}.
+ * {@code call(key, request, type, work)} returns the value, {@code execute(...)} the
+ * {@link Result} (value, and whether it was replayed); {@code callAtomically}/{@code executeAtomically}
+ * run work that completes the record in its own transaction (store-jdbc's
+ * {@code store.transactional(...)}), and {@code callAsync}/{@code executeAsync} work that returns a
+ * {@code CompletionStage}. The project README's quick start, compiled and run by the build, shows
+ * them whole (a store, the engine, a {@link FailureClassifier}, the transactional mode).
  *
  * <h2>Algorithm</h2>
  * Validate the key, fingerprint the request (SHA-256 over the operation and the RFC 8785
@@ -451,6 +439,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public <T> Result<T> executeAtomically(IdempotencyKey key, Object request, Class<T> type, CallOptions options,
             AtomicWork<? extends T> work) {
         Objects.requireNonNull(type, "type");
+        checkSameStore(work);
         return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
     }
 
@@ -468,6 +457,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public <T> Result<T> executeAtomically(IdempotencyKey key, Object request, TypeReference<T> type,
             CallOptions options, AtomicWork<? extends T> work) {
         Objects.requireNonNull(type, "type");
+        checkSameStore(work);
         return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
     }
 
@@ -635,6 +625,15 @@ public final class IdempotencyEngine implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(runner, "work");
         return new Execution<T>(this, key, type, options, runner).run(request);
+    }
+
+    // Work bound to another store would complete a record this engine never claimed: its fenced
+    // completion matches nothing and it would be answered "lease lost", which is false.
+    private void checkSameStore(AtomicWork<?> work) {
+        IdempotencyStore bound = Objects.requireNonNull(work, "work").store();
+        if (bound != null && !store.isBackedBy(bound)) {
+            throw new ForeignStoreWorkException(store, bound);
+        }
     }
 
     /** Asks a key provider for its current key once, so a misconfigured one fails at build time. */

@@ -82,6 +82,11 @@ final class ObservedIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
+    public boolean isBackedBy(IdempotencyStore store) {
+        return this == store || delegate.isBackedBy(store);
+    }
+
+    @Override
     public StoreCapabilities capabilities() {
         return delegate.capabilities();
     }

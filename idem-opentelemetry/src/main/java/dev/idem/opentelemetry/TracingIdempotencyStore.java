@@ -122,6 +122,11 @@ public final class TracingIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
+    public boolean isBackedBy(IdempotencyStore store) {
+        return this == store || delegate.isBackedBy(store);
+    }
+
+    @Override
     public StoreCapabilities capabilities() {
         return delegate.capabilities();
     }

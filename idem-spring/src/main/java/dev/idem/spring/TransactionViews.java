@@ -118,6 +118,11 @@ public final class TransactionViews implements StoreDecorator, Ordered {
         }
 
         @Override
+        public boolean isBackedBy(IdempotencyStore store) {
+            return this == store || delegate.isBackedBy(store);
+        }
+
+        @Override
         public StoreCapabilities capabilities() {
             return delegate.capabilities();
         }

@@ -72,6 +72,11 @@ final class CountingStore implements IdempotencyStore, TripCounter {
     }
 
     @Override
+    public boolean isBackedBy(IdempotencyStore store) {
+        return this == store || delegate.isBackedBy(store);
+    }
+
+    @Override
     public StoreCapabilities capabilities() {
         return delegate.capabilities();
     }

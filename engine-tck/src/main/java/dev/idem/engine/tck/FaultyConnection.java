@@ -218,6 +218,11 @@ final class FaultyConnection implements IdempotencyStore {
     }
 
     @Override
+    public boolean isBackedBy(IdempotencyStore store) {
+        return this == store || delegate.isBackedBy(store);
+    }
+
+    @Override
     public StoreCapabilities capabilities() {
         return delegate.capabilities();
     }

@@ -53,6 +53,11 @@ class ForwardingStore implements IdempotencyStore {
     }
 
     @Override
+    public boolean isBackedBy(IdempotencyStore store) {
+        return this == store || delegate.isBackedBy(store);
+    }
+
+    @Override
     public StoreCapabilities capabilities() {
         return delegate.capabilities();
     }

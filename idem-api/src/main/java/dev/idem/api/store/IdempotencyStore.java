@@ -135,6 +135,21 @@ public interface IdempotencyStore extends AutoCloseable {
      */
     StoreCapabilities capabilities();
 
+    /**
+     * Whether this store keeps its records in {@code store}: true when it is {@code store}, and,
+     * for a decorator (metrics, tracing, a gate in front of a database), when the store it
+     * forwards to does. The engine asks this before it runs work bound to one store (store-jdbc's
+     * transactional mode), so that work completing its record in another store's transaction is
+     * refused before anything is claimed. A decorator that forwards to a delegate must answer
+     * {@code this == store || delegate.isBackedBy(store)}.
+     *
+     * @param store the store the work completes its record in
+     * @return whether this store's records are {@code store}'s records
+     */
+    default boolean isBackedBy(IdempotencyStore store) {
+        return this == store;
+    }
+
     /** Releases resources the store created itself; never closes clients the user passed in. */
     @Override
     default void close() {
