@@ -2,70 +2,25 @@ package dev.idem.http;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
-import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreCapabilities;
-import dev.idem.api.store.StoredRecord;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
+import java.util.function.Supplier;
 
 /** A real store that can be switched off, failing like a store whose backend is gone. */
-final class SwitchableStore implements IdempotencyStore {
-    private final IdempotencyStore delegate;
+final class SwitchableStore extends ForwardingIdempotencyStore {
     volatile boolean down;
 
     SwitchableStore(IdempotencyStore delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
-    private void check() {
+    @Override
+    protected <T> T around(Operation operation, IdempotencyKey key, Supplier<T> call) {
         if (down) {
             throw new StoreUnavailableException("connection refused (test outage)", null, true);
         }
-    }
-
-    @Override
-    public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
-            Duration ttl) {
-        check();
-        return delegate.claim(key, fingerprint, fencingToken, lease, ttl);
-    }
-
-    @Override
-    public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
-        check();
-        return delegate.complete(key, fencingToken, outcome, ttl);
-    }
-
-    @Override
-    public boolean release(IdempotencyKey key, long fencingToken) {
-        check();
-        return delegate.release(key, fencingToken);
-    }
-
-    @Override
-    public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-        check();
-        return delegate.checkpoint(key, fencingToken, journal);
-    }
-
-    @Override
-    public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
-        check();
-        return delegate.extendLease(key, fencingToken, lease);
-    }
-
-    @Override
-    public Optional<StoredRecord> find(IdempotencyKey key) {
-        check();
-        return delegate.find(key);
-    }
-
-    @Override
-    public int purgeExpired(int limit) {
-        check();
-        return delegate.purgeExpired(limit);
+        return call.get();
     }
 
     /** A small outcome limit, so a test can produce a response the store cannot hold. */
@@ -73,7 +28,7 @@ final class SwitchableStore implements IdempotencyStore {
 
     @Override
     public StoreCapabilities capabilities() {
-        StoreCapabilities c = delegate.capabilities();
+        StoreCapabilities c = delegate().capabilities();
         return new StoreCapabilities(c.nativeExpiry(), c.serverClock(), MAX_OUTCOME_BYTES);
     }
 }
