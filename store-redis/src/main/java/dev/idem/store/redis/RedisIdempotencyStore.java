@@ -6,12 +6,13 @@ import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoreCapabilities;
+import dev.idem.api.store.StoreLimits;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.store.redis.internal.LuaScript;
 import dev.idem.store.redis.internal.RecordKeys;
+import dev.idem.store.redis.internal.ReplicatedRunner;
 import dev.idem.store.redis.internal.Replies;
 import dev.idem.store.redis.internal.Replies.MalformedReplyException;
-import dev.idem.store.redis.internal.ReplicatedRunner;
 import dev.idem.store.redis.internal.ScriptRunner;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -145,7 +146,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
         Objects.requireNonNull(key, "key");
-        checkSize("outcome", outcome);
+        StoreLimits.checkSize("outcome", outcome, maxOutcomeBytes);
         long ttlMillis = millis("ttl", ttl);
         return fencedWrite(LuaScript.COMPLETE, "outcome", keys.of(key),
                 List.of(text(fencingToken), outcome, text(ttlMillis), now(), waitFlag));
@@ -155,7 +156,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
         Objects.requireNonNull(key, "key");
-        checkSize("journal", journal);
+        StoreLimits.checkSize("journal", journal, maxOutcomeBytes);
         return fencedWrite(LuaScript.CHECKPOINT, "step journal", keys.of(key),
                 List.of(text(fencingToken), journal, now()));
     }
@@ -174,14 +175,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             throw replicated.failure(what, reply, "");
         }
         return done;
-    }
-
-    private void checkSize(String what, byte[] bytes) {
-        Objects.requireNonNull(bytes, what);
-        if (bytes.length > maxOutcomeBytes) {
-            throw new IllegalArgumentException(
-                    what + " is " + bytes.length + " bytes; this store holds at most " + maxOutcomeBytes);
-        }
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.RecordState;
+import dev.idem.api.store.StoreLimits;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.api.time.Sleeper;
 import dev.idem.api.time.Ticker;
@@ -93,7 +94,7 @@ public final class GatedOperations {
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl) {
         // The database's own checks first: a claim it would refuse must not leave a prediction behind.
         Arguments.checkKey(key);
-        Arguments.checkFingerprint(fingerprint, JdbcIdempotencyStore.MAX_FINGERPRINT_BYTES);
+        StoreLimits.checkFingerprint(fingerprint, JdbcIdempotencyStore.MAX_FINGERPRINT_BYTES);
         long leaseMs = Arguments.millis("lease", lease);
         long ttlMs = Arguments.millis("ttl", ttl);
         if (!usable(key)) {

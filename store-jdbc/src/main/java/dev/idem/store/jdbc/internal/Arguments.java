@@ -29,35 +29,6 @@ public final class Arguments {
     }
 
     /**
-     * Refuses a fingerprint wider than its column.
-     *
-     * @param fingerprint the fingerprint
-     * @param max the column width, in bytes
-     */
-    public static void checkFingerprint(byte[] fingerprint, int max) {
-        Objects.requireNonNull(fingerprint, "fingerprint");
-        if (fingerprint.length > max) {
-            throw new IllegalArgumentException("fingerprint is " + fingerprint.length + " bytes; at most "
-                    + max + " allowed");
-        }
-    }
-
-    /**
-     * Refuses an outcome or journal over the store's limit.
-     *
-     * @param what "outcome" or "journal", for the message
-     * @param bytes the bytes
-     * @param max the store's limit
-     */
-    public static void checkSize(String what, byte[] bytes, int max) {
-        Objects.requireNonNull(bytes, what);
-        if (bytes.length > max) {
-            throw new IllegalArgumentException(
-                    what + " is " + bytes.length + " bytes; this store holds at most " + max);
-        }
-    }
-
-    /**
      * A lease or TTL in whole milliseconds, at least 1 ms and at most about ten years.
      *
      * @param name the argument's name, for the message
