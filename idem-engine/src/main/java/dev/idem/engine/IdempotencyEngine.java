@@ -12,7 +12,7 @@ import dev.idem.api.time.Ticker;
 import dev.idem.engine.internal.Fingerprinter;
 import dev.idem.engine.internal.NearCache;
 import dev.idem.engine.internal.OutcomeCodec;
-import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.engine.internal.StoreDiscovery;
 import java.security.SecureRandom;
 import java.time.Clock;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.api.IdempotencyException;
 import dev.idem.engine.JsonCodec;
+import dev.idem.engine.internal.json.Jackson2JsonCodec;
 import java.io.IOException;
 
 /**
