@@ -20,8 +20,7 @@ import org.jdbi.v3.core.Jdbi;
  *   <li>{@code idem.store.jdbc.query-timeout}: a duration such as {@code 5s} (default 10 s);</li>
  *   <li>{@code idem.store.jdbc.max-outcome-bytes}: the largest outcome (default 4 MiB).</li>
  * </ul>
- * The names of earlier versions ({@code idem.jdbc.url}, {@code idem.jdbc.createTable}, ...)
- * are still read when the new one is absent. The store judges time by the database clock,
+ * The store judges time by the database clock,
  * never the engine's clock: application nodes with skewed clocks cannot steal leases.
  *
  * <p>Connections come from {@link java.sql.DriverManager}, one per operation, without a
@@ -45,32 +44,30 @@ public final class JdbcStoreProvider implements StoreProvider {
 
     @Override
     public IdempotencyStore create(Context context) {
-        String url = property(context, "url", "url").orElseThrow(() -> new IllegalStateException(
+        String url = property(context, "url").orElseThrow(() -> new IllegalStateException(
                 "the jdbc idempotency store needs a JDBC URL: set the property " + URL
                         + " (and idem.store.jdbc.user / idem.store.jdbc.password), or build JdbcIdempotencyStore"
                         + " explicitly"));
         Properties props = new Properties();
-        property(context, "user", "user").ifPresent(u -> props.setProperty("user", u));
-        property(context, "password", "password").ifPresent(p -> props.setProperty("password", p));
+        property(context, "user").ifPresent(u -> props.setProperty("user", u));
+        property(context, "password").ifPresent(p -> props.setProperty("password", p));
         JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(Jdbi.create(url, props));
-        property(context, "table", "table").ifPresent(b::tableName);
-        property(context, "schema", "schema").ifPresent(b::schema);
-        property(context, "dialect", "dialect").ifPresent(d -> b.dialect(parseDialect(d)));
+        property(context, "table").ifPresent(b::tableName);
+        property(context, "schema").ifPresent(b::schema);
+        property(context, "dialect").ifPresent(d -> b.dialect(parseDialect(d)));
         context.duration(PREFIX + "query-timeout").ifPresent(b::queryTimeout);
-        property(context, "max-outcome-bytes", "maxOutcomeBytes")
+        property(context, "max-outcome-bytes")
                 .ifPresent(v -> b.maxOutcomeBytes(parseInt(PREFIX + "max-outcome-bytes", v)));
         JdbcIdempotencyStore store = b.build();
-        if (property(context, "create-table", "createTable").map(v -> parseBoolean(PREFIX + "create-table", v))
+        if (property(context, "create-table").map(v -> parseBoolean(PREFIX + "create-table", v))
                 .orElse(false)) {
             store.createTableIfNotExists();
         }
         return store;
     }
 
-    // The kebab-case name, else the name of earlier versions (idem.jdbc.<camelCase>).
-    private static Optional<String> property(Context context, String name, String legacy) {
-        Optional<String> v = context.property(PREFIX + name);
-        return v.isPresent() ? v : context.property("idem.jdbc." + legacy);
+    private static Optional<String> property(Context context, String name) {
+        return context.property(PREFIX + name);
     }
 
     private static JdbcDialect parseDialect(String value) {
