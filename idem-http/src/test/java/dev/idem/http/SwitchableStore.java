@@ -5,11 +5,14 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreCapabilities;
+import java.time.Duration;
 import java.util.function.Supplier;
 
 /** A real store that can be switched off, failing like a store whose backend is gone. */
 final class SwitchableStore extends ForwardingIdempotencyStore {
     volatile boolean down;
+    /** When set, complete stores what it makes of the outcome instead (tampering, cutting short). */
+    volatile java.util.function.UnaryOperator<byte[]> outcomeWritten;
 
     SwitchableStore(IdempotencyStore delegate) {
         super(delegate);
@@ -21,6 +24,12 @@ final class SwitchableStore extends ForwardingIdempotencyStore {
             throw new StoreUnavailableException("connection refused (test outage)", null, true);
         }
         return call.get();
+    }
+
+    @Override
+    public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
+        java.util.function.UnaryOperator<byte[]> written = outcomeWritten;
+        return super.complete(key, fencingToken, written == null ? outcome : written.apply(outcome), ttl);
     }
 
     /** A small outcome limit, so a test can produce a response the store cannot hold. */
