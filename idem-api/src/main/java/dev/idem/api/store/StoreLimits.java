@@ -1,10 +1,11 @@
 package dev.idem.api.store;
 
+import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The size checks every store makes before it writes, in one place so that every adapter
+ * The argument checks every store makes before it writes (sizes, and leases and TTLs), in one place so that every adapter
  * refuses an oversized fingerprint, outcome or step journal alike: with an
  * {@link IllegalArgumentException} naming the size and the limit, before anything is sent
  * or stored (as {@link IdempotencyStore#complete} and {@link IdempotencyStore#checkpoint}
@@ -27,6 +28,27 @@ public final class StoreLimits {
             throw new IllegalArgumentException("fingerprint is " + fingerprint.length + " bytes; at most "
                     + max + " allowed");
         }
+    }
+
+    /**
+     * A lease or TTL in whole milliseconds: refuses one under 1 ms or over {@code max} (the
+     * longest the store can keep a deadline), naming the argument.
+     *
+     * @param name {@code "lease"} or {@code "ttl"}, for the message
+     * @param d the duration
+     * @param max the longest the store accepts
+     * @return the duration in milliseconds
+     * @throws IllegalArgumentException if it is shorter than 1 ms or longer than {@code max}
+     */
+    public static long durationMillis(String name, Duration d, Duration max) {
+        Objects.requireNonNull(d, name);
+        if (d.isNegative() || d.toMillis() < 1) {
+            throw new IllegalArgumentException(name + " must be at least 1 ms but was " + d);
+        }
+        if (d.compareTo(max) > 0) {
+            throw new IllegalArgumentException(name + " must be at most " + max + " but was " + d);
+        }
+        return d.toMillis();
     }
 
     /**

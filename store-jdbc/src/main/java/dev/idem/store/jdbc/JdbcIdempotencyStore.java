@@ -59,6 +59,8 @@ import org.jdbi.v3.core.JdbiException;
 public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Largest fingerprint accepted, in bytes (the column width). */
     public static final int MAX_FINGERPRINT_BYTES = 1024;
+    /** The longest lease or TTL a call accepts (about ten years). */
+    public static final Duration MAX_DURATION = Duration.ofDays(3650);
 
     private final Jdbi jdbi;
     private final String schema;

@@ -327,14 +327,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private static long millis(String name, Duration d) {
-        Objects.requireNonNull(d, name);
-        if (d.compareTo(Duration.ofMillis(1)) < 0) {
-            throw new IllegalArgumentException(name + " must be at least 1 ms but was " + d);
-        }
-        if (d.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException(name + " must be at most " + MAX_DURATION + " but was " + d);
-        }
-        return d.toMillis();
+        return StoreLimits.durationMillis(name, d, MAX_DURATION);
     }
 
     // The test clock's reading, or empty: the scripts then read the server's TIME.
