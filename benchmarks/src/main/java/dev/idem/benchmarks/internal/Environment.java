@@ -33,7 +33,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -164,7 +164,7 @@ public final class Environment implements AutoCloseable {
                         .region(Region.US_EAST_1)
                         .credentialsProvider(StaticCredentialsProvider.create(
                                 AwsBasicCredentials.create("local", "local")))
-                        .httpClientBuilder(ApacheHttpClient.builder().maxConnections(POOL_SIZE)
+                        .httpClientBuilder(Apache5HttpClient.builder().maxConnections(POOL_SIZE)
                                 .connectionTimeout(Duration.ofSeconds(5)).socketTimeout(Duration.ofSeconds(30)));
                 if (countTrips) {
                     // Sees every HTTP attempt, SDK retries included.

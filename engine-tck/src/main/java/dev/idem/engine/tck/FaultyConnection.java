@@ -2,10 +2,8 @@ package dev.idem.engine.tck;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
-import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
-import dev.idem.api.store.StoreCapabilities;
-import dev.idem.api.store.StoredRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -21,7 +19,7 @@ import java.util.function.Supplier;
  * transactional store's checkpoint or completion would: the effect is recorded exactly when the
  * write lands, so a crash or refusal leaves both or neither.
  */
-final class FaultyConnection implements IdempotencyStore {
+final class FaultyConnection extends ForwardingIdempotencyStore {
     /** The store operations a worker makes, as the fault report names them. */
     enum Call { CLAIM, CHECKPOINT, COMPLETE, RELEASE, EXTEND, FIND }
 
@@ -43,7 +41,6 @@ final class FaultyConnection implements IdempotencyStore {
         }
     }
 
-    private final IdempotencyStore delegate;
     private final int failAt;
     private final Fault fault;
     private final Hooks hooks;
@@ -70,7 +67,7 @@ final class FaultyConnection implements IdempotencyStore {
     java.util.function.Consumer<Call> onFault = c -> { };
 
     FaultyConnection(IdempotencyStore delegate, int failAt, Fault fault, Hooks hooks) {
-        this.delegate = delegate;
+        super(delegate);
         this.failAt = failAt;
         this.fault = fault;
         this.hooks = hooks;
@@ -178,25 +175,24 @@ final class FaultyConnection implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
-            Duration ttl) {
-        return call(Call.CLAIM, () -> delegate.claim(key, fingerprint, fencingToken, lease, ttl));
-    }
-
-    @Override
-    public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
-        return call(Call.COMPLETE, () -> delegate.complete(key, fencingToken, outcome, ttl));
-    }
-
-    @Override
-    public boolean release(IdempotencyKey key, long fencingToken) {
-        givingBack("a release");
-        return call(Call.RELEASE, () -> delegate.release(key, fencingToken));
-    }
-
-    @Override
-    public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-        return call(Call.CHECKPOINT, () -> delegate.checkpoint(key, fencingToken, journal));
+    protected <T> T around(Operation operation, IdempotencyKey key, Supplier<T> op) {
+        switch (operation) {
+            case CLAIM:
+                return call(Call.CLAIM, op);
+            case COMPLETE:
+                return call(Call.COMPLETE, op);
+            case RELEASE:
+                givingBack("a release");
+                return call(Call.RELEASE, op);
+            case CHECKPOINT:
+                return call(Call.CHECKPOINT, op);
+            case EXTEND_LEASE:
+                return call(Call.EXTEND, op);
+            case FIND:
+                return call(Call.FIND, op);
+            default:
+                return op.get(); // housekeeping, not a worker's call: never counted or failed
+        }
     }
 
     @Override
@@ -204,26 +200,11 @@ final class FaultyConnection implements IdempotencyStore {
         if (lease.compareTo(this.lease) < 0) {
             givingBack("a lease cut to " + lease);
         }
-        return call(Call.EXTEND, () -> delegate.extendLease(key, fencingToken, lease));
+        return super.extendLease(key, fencingToken, lease);
     }
 
     @Override
-    public Optional<StoredRecord> find(IdempotencyKey key) {
-        return call(Call.FIND, () -> delegate.find(key));
-    }
-
-    @Override
-    public int purgeExpired(int limit) {
-        return delegate.purgeExpired(limit);
-    }
-
-    @Override
-    public boolean isBackedBy(IdempotencyStore store) {
-        return this == store || delegate.isBackedBy(store);
-    }
-
-    @Override
-    public StoreCapabilities capabilities() {
-        return delegate.capabilities();
+    public void close() {
+        // The connection shares the store under test with the other workers; closing it closes nothing.
     }
 }

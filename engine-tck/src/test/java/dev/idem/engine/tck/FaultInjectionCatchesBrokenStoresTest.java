@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.IdempotencyEngine;
@@ -49,14 +50,14 @@ class FaultInjectionCatchesBrokenStoresTest {
     }
 
     /** A store that acknowledges step journals it never writes. */
-    static final class LosesCheckpoints extends ForwardingStore {
+    static final class LosesCheckpoints extends ForwardingIdempotencyStore {
         LosesCheckpoints(IdempotencyStore delegate) {
             super(delegate);
         }
 
         @Override
         public boolean checkpoint(IdempotencyKey key, long token, byte[] journal) {
-            return delegate.find(key).map(r -> r.fencingToken() == token).orElse(false);
+            return delegate().find(key).map(r -> r.fencingToken() == token).orElse(false);
         }
     }
 
@@ -70,14 +71,14 @@ class FaultInjectionCatchesBrokenStoresTest {
      * A store that reports a refused completion as stored: what an engine that ignored a lost
      * lease would do, so a stale worker answers its own value while the taker-over's is stored.
      */
-    static final class AcknowledgesRefusedCompletions extends ForwardingStore {
+    static final class AcknowledgesRefusedCompletions extends ForwardingIdempotencyStore {
         AcknowledgesRefusedCompletions(IdempotencyStore delegate) {
             super(delegate);
         }
 
         @Override
         public boolean complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
-            delegate.complete(key, token, outcome, ttl);
+            delegate().complete(key, token, outcome, ttl);
             return true;
         }
     }
@@ -93,7 +94,7 @@ class FaultInjectionCatchesBrokenStoresTest {
      * check between steps goes blind, as it did when it compared the store's deadline with its
      * own clock (issue 20, point 3), so a worker taken over between steps runs the next step too.
      */
-    static final class GrantsEveryExtension extends ForwardingStore {
+    static final class GrantsEveryExtension extends ForwardingIdempotencyStore {
         private final java.time.Clock clock = java.time.Clock.systemUTC();
 
         GrantsEveryExtension(IdempotencyStore delegate) {
@@ -118,7 +119,7 @@ class FaultInjectionCatchesBrokenStoresTest {
      * that released the key on a failed journal write did (issue 20, point 5), so a retry claims
      * the key with an empty journal and runs the step whose effect already happened.
      */
-    static final class ReleasesOnAFailedCheckpoint extends ForwardingStore {
+    static final class ReleasesOnAFailedCheckpoint extends ForwardingIdempotencyStore {
         private final Set<IdempotencyKey> failed = ConcurrentHashMap.newKeySet();
 
         ReleasesOnAFailedCheckpoint(IdempotencyStore delegate) {
@@ -128,10 +129,10 @@ class FaultInjectionCatchesBrokenStoresTest {
         @Override
         public boolean checkpoint(IdempotencyKey key, long token, byte[] journal) {
             if (failed.add(key)) {
-                delegate.release(key, token);
+                delegate().release(key, token);
                 throw new StoreUnavailableException("journal write failed (mutant)", null, false);
             }
-            return delegate.checkpoint(key, token, journal);
+            return delegate().checkpoint(key, token, journal);
         }
     }
 
@@ -147,7 +148,7 @@ class FaultInjectionCatchesBrokenStoresTest {
      * key, as the engine did before issue 20 (point 5). The step's effect ran; a retry claims the
      * key at once and may run it again, where the engine must keep the claim until its lease lapses.
      */
-    static final class EngineReleasingOnAFailedJournalWrite extends ForwardingStore {
+    static final class EngineReleasingOnAFailedJournalWrite extends ForwardingIdempotencyStore {
         EngineReleasingOnAFailedJournalWrite(IdempotencyStore delegate) {
             super(delegate);
         }
@@ -155,10 +156,10 @@ class FaultInjectionCatchesBrokenStoresTest {
         @Override
         public boolean checkpoint(IdempotencyKey key, long token, byte[] journal) {
             try {
-                return delegate.checkpoint(key, token, journal);
+                return delegate().checkpoint(key, token, journal);
             } catch (StoreUnavailableException e) {
                 if (!e.retryable()) {
-                    delegate.release(key, token);
+                    delegate().release(key, token);
                 }
                 throw e;
             }
@@ -179,7 +180,7 @@ class FaultInjectionCatchesBrokenStoresTest {
      * the claim of a worker whose caller gave a deadline (half the lease) then blocks the key for a
      * whole lease after the worker crashed, as if the deadline counted for nothing.
      */
-    static final class HoldsEveryClaimForItsOwnLease extends ForwardingStore {
+    static final class HoldsEveryClaimForItsOwnLease extends ForwardingIdempotencyStore {
         /** The memory fixture's lease, the one the campaign's engines are built with. */
         private static final Duration OWN_LEASE = Duration.ofSeconds(30);
 
@@ -189,7 +190,7 @@ class FaultInjectionCatchesBrokenStoresTest {
 
         @Override
         public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl) {
-            return delegate.claim(key, fingerprint, token, OWN_LEASE, ttl);
+            return delegate().claim(key, fingerprint, token, OWN_LEASE, ttl);
         }
     }
 

@@ -5,6 +5,7 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreCapabilities;
+import dev.idem.api.store.StoreLimits;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.store.dynamodb.internal.Arguments;
 import dev.idem.store.dynamodb.internal.ClaimMachine;
@@ -105,7 +106,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
         Objects.requireNonNull(key, "key");
-        Arguments.checkFingerprint(fingerprint, MAX_FINGERPRINT_BYTES);
+        StoreLimits.checkFingerprint(fingerprint, MAX_FINGERPRINT_BYTES);
         long leaseMillis = Arguments.positiveMillis("lease", lease);
         long ttlMillis = Arguments.positiveMillis("ttl", ttl);
         long now = clock.millis();
@@ -124,7 +125,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
         Objects.requireNonNull(key, "key");
-        Arguments.checkSize("outcome", outcome, maxOutcomeBytes);
+        StoreLimits.checkSize("outcome", outcome, maxOutcomeBytes, "DynamoDB\'s 400 KB item limit");
         return records.complete(key, fencingToken, outcome, Arguments.positiveMillis("ttl", ttl));
     }
 
@@ -144,7 +145,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
         Objects.requireNonNull(key, "key");
-        Arguments.checkSize("journal", journal, maxOutcomeBytes);
+        StoreLimits.checkSize("journal", journal, maxOutcomeBytes, "DynamoDB\'s 400 KB item limit");
         return records.checkpoint(key, fencingToken, journal);
     }
 
