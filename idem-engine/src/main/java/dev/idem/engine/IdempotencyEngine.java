@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.NonBlockingStore;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.time.Scheduler;
 import dev.idem.api.time.Sleeper;
@@ -122,6 +123,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class IdempotencyEngine implements AutoCloseable {
     final IdempotencyStore store;
+    /** The store's non-blocking form, used by asynchronous calls; null if it offers none. */
+    final NonBlockingStore nonBlocking;
     private final boolean ownsStore;
     private final AtomicBoolean closed = new AtomicBoolean();
     final OutcomeCodec codec;
@@ -174,8 +177,10 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.listener = b.listener;
         this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.ticker) : null;
         this.completeAttempts = b.completeAttempts;
+        // Read once, like the capabilities: a store offers its non-blocking form for its whole life.
+        this.nonBlocking = store.nonBlocking().orElse(null);
         this.async = new AsyncRuntime(b.asyncExecutor, b.renewalExecutor, b.scheduler, b.maxPendingWork,
-                b.maxAsyncCalls);
+                b.maxAsyncCalls, nonBlocking == null ? 0 : positiveWidth(nonBlocking.maxCallsInFlight()));
         this.polls = new SharedPolls(b.ticker);
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
         StoreCapabilities capabilities = store.capabilities();
@@ -601,6 +606,14 @@ public final class IdempotencyEngine implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(runner, "work");
         return new Execution<T>(this, key, type, options, runner).run(request);
+    }
+
+    private static int positiveWidth(int width) {
+        if (width < 1) {
+            throw new IllegalArgumentException("the store's NonBlockingStore.maxCallsInFlight() must be positive but"
+                    + " was " + width);
+        }
+        return width;
     }
 
     long nextToken() {

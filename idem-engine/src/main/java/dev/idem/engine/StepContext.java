@@ -83,6 +83,14 @@ abstract class StepContext implements ExecutionContext {
     /** Whether the lease has run out by the engine's ticker, so it must be renewed before a step. */
     abstract boolean leaseRanOut();
 
+    /**
+     * {@link #extendLease} through the store's non-blocking form (the engine has one): completes
+     * with the new deadline, fails with {@link dev.idem.api.LeaseLostException} if the token is not
+     * current, or with the store's failure.
+     */
+    abstract java.util.concurrent.CompletableFuture<java.time.Instant> extendLeaseNonBlocking(
+            java.time.Duration extension);
+
     /** The work has ended: no step may start from now on. */
     final synchronized void close() {
         open = false;
