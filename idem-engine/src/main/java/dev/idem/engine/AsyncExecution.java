@@ -251,8 +251,30 @@ final class AsyncExecution<T> {
     /** Ends the key by the work's outcome, through the lane ahead of waiting claims (the stage may complete on an event loop). */
     private void end(StepContext ctx, Heartbeat heartbeat, T value, Throwable failure) {
         // Once no renewal is in flight: none may lengthen a lease the ending cuts short (a hand-back).
-        heartbeat.stop().thenCompose(v -> ending(writes -> finish(ctx, value, failure, writes)))
-                .whenComplete((result, e) -> done(result, e == null ? null : unwrap(e)));
+        heartbeat.stop().whenComplete((v, stopFailure) -> {
+            Runnable ending = () -> ending(writes -> finish(ctx, value, failure, writes))
+                    .whenComplete((result, e) -> done(result, e == null ? null : unwrap(e)));
+            if (engine.nonBlocking == null) {
+                // The blocking lane runs the ending on the executor itself.
+                ending.run();
+            } else {
+                // Not on the thread that completed the work's stage (an application's event loop, maybe).
+                holding(ending);
+            }
+        });
+    }
+
+    /** Runs a task of a claimed key on the executor, else the renewal threads, else here: it must run. */
+    private void holding(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RuntimeException refused) {
+            try {
+                engine.async.renewals().execute(task);
+            } catch (RuntimeException alsoRefused) {
+                task.run();
+            }
+        }
     }
 
     private CompletableFuture<Result<T>> finish(StepContext ctx, T value, Throwable failure, StoreWrites writes) {
