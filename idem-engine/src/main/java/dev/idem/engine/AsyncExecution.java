@@ -85,6 +85,7 @@ final class AsyncExecution<T> {
         });
         try {
             fingerprint = execution.fingerprint(request);
+            execution.refuseIfSpent();
             Result<T> cached = execution.fromNearCache(fingerprint);
             if (cached != null) {
                 done(cached, null);
@@ -172,6 +173,8 @@ final class AsyncExecution<T> {
         if (verdict.claimed()) {
             if (answer.isDone()) {
                 giveBack(claim, beforeClaim);
+            } else if (execution.spent()) {
+                refuseSpent(claim);
             } else {
                 run(claim, beforeClaim);
             }
@@ -228,15 +231,26 @@ final class AsyncExecution<T> {
         ending(writes -> execution.giveBackUnstarted(claim, beforeClaim, writes)).whenComplete((v, e) -> idle());
     }
 
+    /** The caller's deadline passed while its claim was being won: give the key back unrun, through the lane. */
+    private void refuseSpent(ClaimResult claim) {
+        engine.async.lane.call(true, () -> {
+            try {
+                return execution.refuseClaimed(claim);
+            } finally {
+                engine.polls.forget(key);
+            }
+        }).whenComplete((refused, e) -> done(null, e == null ? refused : unwrap(e)));
+    }
+
     private void run(ClaimResult claim, long beforeClaim) {
         StepContext ctx = execution.begin(claim, beforeClaim, null);
         Heartbeat heartbeat = new Heartbeat(engine, key, ctx, execution.lease(), engine.async.maxPending,
-                engine.async::renewals, engine.async.renewalTimer());
+                engine.async::renewals, engine.async.renewalTimer(), engine.nonBlocking != null);
         // Before the work is called: a work that blocks before it returns its stage keeps its lease too.
         heartbeat.start();
         CompletionStage<? extends T> stage;
         try {
-            stage = work.execute(ctx);
+            stage = startWork(ctx);
             if (stage == null) {
                 throw new NullPointerException("the AsyncWork for " + key + " returned null instead of a"
                         + " CompletionStage");
@@ -246,6 +260,18 @@ final class AsyncExecution<T> {
             return;
         }
         stage.whenComplete((value, failure) -> end(ctx, heartbeat, value, unwrap(failure)));
+    }
+
+    /** Calls the work with the caller's deadline bound to this thread while it starts its stage. */
+    private CompletionStage<? extends T> startWork(StepContext ctx) throws Exception {
+        dev.idem.api.time.Deadline.Scope bound = execution.bindDeadline();
+        try {
+            return work.execute(ctx);
+        } finally {
+            if (bound != null) {
+                bound.close();
+            }
+        }
     }
 
     /** Ends the key by the work's outcome, through the lane ahead of waiting claims (the stage may complete on an event loop). */

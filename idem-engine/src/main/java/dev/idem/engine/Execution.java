@@ -1,6 +1,7 @@
 package dev.idem.engine;
 
 import com.fasterxml.jackson.databind.JavaType;
+import dev.idem.api.DeadlineExceededException;
 import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.KeyReusedException;
@@ -11,8 +12,12 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
+import dev.idem.api.time.Deadline;
 import dev.idem.engine.IdempotencyEvent.Type;
 import dev.idem.engine.internal.NearCache;
+import dev.idem.engine.internal.Sealer;
+import dev.idem.engine.protection.OutcomeFilter;
+import dev.idem.engine.internal.StepJournal;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -20,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -31,6 +37,10 @@ import java.util.concurrent.CompletableFuture;
  * ({@link StepContext}), how the key ends. Store writes after the work are in
  * {@link Recorder}. Every duration is measured on the engine's {@link dev.idem.api.time.Ticker};
  * no wall clock is read.
+ *
+ * <p>A caller's {@link Deadline} ({@link CallOptions#deadline()}) is checked before the claim and
+ * once the claim is won, bounds a duplicate's wait, and may shorten the claim's lease
+ * ({@link #claimLease()}); once the work has started it stops nothing.
  */
 final class Execution<T> {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
@@ -84,8 +94,21 @@ final class Execution<T> {
     private final InProgressPolicy policy;
     private final long started;
     private final Recorder recorder;
+    private final Deadline deadline;
+    // The lease of the latest claim: the call's lease, or shorter by the deadline (see claimLease()).
+    private volatile Duration claimedLease;
     // False for an asynchronous driver, whose threads are not the caller's.
     private final boolean blocking;
+    private final OutcomeFilter filter;
+    // The request, kept to take its fingerprint again in the version a record was claimed under.
+    private Object request;
+    // The request's fingerprint in an older version that a stored record holds (a retry across
+    // turning keyed fingerprints on or rotating their secret), once the request is known to match it.
+    private volatile byte[] reconciled;
+    // The journal the won claim handed over, decrypted.
+    private volatile byte[] claimedJournal;
+    // What work that completes itself last encoded, so its first caller decodes the whole result.
+    private volatile Recorder.Encoded selfEncoded;
 
     Execution(IdempotencyEngine engine, IdempotencyKey key, JavaType type, CallOptions options,
             Runner<? extends T> runner) {
@@ -103,6 +126,8 @@ final class Execution<T> {
         this.lease = options.lease() != null ? options.lease() : engine.lease;
         this.ttl = options.ttl() != null ? options.ttl() : engine.ttl;
         this.policy = options.inProgress() != null ? options.inProgress() : engine.inProgress;
+        this.deadline = options.deadline();
+        this.claimedLease = lease;
         this.started = engine.listener == IdempotencyListener.NONE ? 0 : engine.ticker.read();
         // The engine's own pair was checked at build time; only overrides need checking here.
         if ((options.lease() != null || options.ttl() != null) && lease.compareTo(ttl) >= 0) {
@@ -112,11 +137,13 @@ final class Execution<T> {
             throw new IllegalArgumentException(
                     "inProgress wait (" + policy.maxWait() + ") must not exceed ttl (" + ttl + ")");
         }
-        this.recorder = new Recorder(engine, key, ttl, this::emit);
+        this.filter = options.outcomeFilter() != null ? options.outcomeFilter() : engine.outcomeFilter;
+        this.recorder = new Recorder(engine, key, ttl, this::emit, filter);
     }
 
     Result<T> run(Object request) {
         byte[] fingerprint = fingerprint(request);
+        refuseIfSpent();
         Result<T> cached = fromNearCache(fingerprint);
         if (cached != null) {
             return cached;
@@ -128,6 +155,9 @@ final class Execution<T> {
             ClaimResult claim = policy.waits() ? sharedClaim(fingerprint, token) : claim(fingerprint, token);
             Verdict<T> verdict = judge(claim, fingerprint, waiting);
             if (verdict.claimed()) {
+                if (spent()) {
+                    throw refuseClaimed(claim);
+                }
                 return execute(claim, beforeClaim, fingerprint);
             }
             if (verdict.replay != null) {
@@ -142,15 +172,120 @@ final class Execution<T> {
         }
     }
 
-    /** One claim of the key with {@code token}, for this call's lease and TTL. */
+    /**
+     * One claim of the key with {@code token}, for this call's lease (see {@link #claimLease()}) and
+     * TTL. A record that holds another fingerprint is checked against the request's fingerprint in
+     * the record's version (taken before keyed fingerprints were turned on, or under a rotated
+     * secret): if they match, it is the same request, and the key is claimed again under the
+     * record's fingerprint (unless it is completed), so the claim may take it over.
+     */
     ClaimResult claim(byte[] fingerprint, long token) {
-        return engine.store.claim(key, fingerprint, token, lease, ttl);
+        Duration leaseNow = claimLease();
+        claimedLease = leaseNow;
+        byte[] used = reconciled != null ? reconciled : fingerprint;
+        ClaimResult result = engine.store.claim(key, used, token, leaseNow, ttl);
+        return reclaimUnder(result, used) ? engine.store.claim(key, reconciled, engine.nextToken(), leaseNow, ttl)
+                : result;
+    }
+
+    /**
+     * Whether a claim that met a record of another fingerprint must be sent again under the
+     * record's older version of the request's fingerprint (then {@code reconciled} holds it).
+     */
+    private boolean reclaimUnder(ClaimResult result, byte[] used) {
+        if (reconciled == null && !result.claimed() && !result.record().hasFingerprint(used)) {
+            byte[] older = engine.fingerprinter.underVersionOf(result.record().fingerprint(), key, request,
+                    options.excludedSet());
+            if (older != null && result.record().hasFingerprint(older)) {
+                reconciled = older;
+                return result.record().state() != RecordState.COMPLETED;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The lease to claim with: the call's lease, or, with a deadline, the time the caller has left
+     * if that is shorter, but never less than the engine's {@code minBudgetLease}. A worker that
+     * dies then blocks the key only about as long as its caller waits; a live one keeps the key
+     * through a heartbeat ({@link #heartbeat}) that renews this shorter lease while the work runs.
+     */
+    private Duration claimLease() {
+        if (deadline == null) {
+            return lease;
+        }
+        long nanos = Math.max(deadline.remainingNanos(), engine.minBudgetLease.toNanos());
+        if (nanos >= lease.toNanos()) {
+            return lease;
+        }
+        // Stores count whole milliseconds: rounded up, so the lease is never shorter than promised.
+        return Duration.ofMillis(Math.max(1, (nanos + 999_999) / 1_000_000));
+    }
+
+    /** Whether the caller's deadline has passed. */
+    boolean spent() {
+        return deadline != null && deadline.isExpired();
+    }
+
+    /** Refuses the call if the caller's deadline passed before the claim: nothing is stored. */
+    void refuseIfSpent() {
+        if (spent()) {
+            emit(Type.DEADLINE_EXCEEDED, 0);
+            throw new DeadlineExceededException(key, false);
+        }
+    }
+
+    /**
+     * The caller's deadline passed while {@code claim} was being won: gives the claim back before any
+     * work runs (released, or handed back if its journal holds steps, so they stay bound to this
+     * request) and returns the answer. A give-back the store refuses leaves the claim to lapse.
+     */
+    DeadlineExceededException refuseClaimed(ClaimResult claim) {
+        StoredRecord record = claim.record();
+        DeadlineExceededException refused = new DeadlineExceededException(key, true);
+        if (StepJournal.holdsSteps(record.journal())) {
+            recorder.handBack(refused, record.fencingToken(), record.attempt());
+        } else {
+            recorder.release(refused, record.fencingToken(), record.attempt());
+        }
+        emit(Type.DEADLINE_EXCEEDED, record.attempt());
+        return refused;
+    }
+
+    /**
+     * A heartbeat for blocking work whose lease the deadline shortened, or null: it renews that
+     * lease every third of it while the work runs, for at most the call's own lease, so a budget
+     * never lets a live worker lose its key sooner than it would without one, nor holds the key
+     * longer. The work's own {@link ExecutionContext#extendLease} is never cut short by it.
+     */
+    private Heartbeat heartbeat(StepContext ctx) {
+        Duration renewal = claimedLease;
+        if (renewal.compareTo(lease) >= 0) {
+            return null;
+        }
+        Heartbeat beat = new Heartbeat(engine, key, ctx, renewal, lease, engine.async::renewals,
+                engine.async.renewalTimer());
+        beat.start();
+        return beat;
+    }
+
+    /** Binds the caller's deadline to this thread while the work starts or runs; null if there is none. */
+    Deadline.Scope bindDeadline() {
+        return deadline == null ? null : deadline.bind();
     }
 
     /** {@link #claim} through the store's non-blocking form, in the engine's non-blocking lane. */
     CompletableFuture<ClaimResult> claimNonBlocking(byte[] fingerprint, long token) {
+        Duration leaseNow = claimLease();
+        claimedLease = leaseNow;
+        byte[] used = reconciled != null ? reconciled : fingerprint;
+        return claimNonBlocking(used, token, leaseNow).thenCompose(result -> reclaimUnder(result, used)
+                ? claimNonBlocking(reconciled, engine.nextToken(), leaseNow) : CompletableFuture.completedFuture(result));
+    }
+
+    private CompletableFuture<ClaimResult> claimNonBlocking(byte[] fingerprint, long token, Duration leaseNow) {
         return engine.async.nonBlockingLane.start(false,
-                () -> engine.nonBlocking.claim(key, fingerprint, token, lease, ttl));
+                () -> engine.nonBlocking.claim(key, fingerprint, token, leaseNow, ttl));
     }
 
     /**
@@ -192,7 +327,13 @@ final class Execution<T> {
 
     /** The request's fingerprint under this call's operation and exclusions. */
     byte[] fingerprint(Object request) {
+        this.request = request;
         return engine.fingerprinter.fingerprint(key.operation(), request, options.excludedSet());
+    }
+
+    /** Whether {@code recorded} is this request's fingerprint, in the current version or the one reconciled. */
+    private boolean matches(byte[] recorded, byte[] fingerprint) {
+        return Arrays.equals(recorded, fingerprint) || (reconciled != null && Arrays.equals(recorded, reconciled));
     }
 
     /** The near cache's answer for this key (a replay, or a thrown {@link KeyReusedException}), or null. */
@@ -206,10 +347,13 @@ final class Execution<T> {
             return null;
         }
         if (!Arrays.equals(hit.fingerprint(), fingerprint)) {
-            emit(Type.KEY_REUSED, hit.attempt());
-            throw new KeyReusedException(key);
+            byte[] older = engine.fingerprinter.underVersionOf(hit.fingerprint(), key, request, options.excludedSet());
+            if (older == null || !Arrays.equals(hit.fingerprint(), older)) {
+                emit(Type.KEY_REUSED, hit.attempt());
+                throw new KeyReusedException(key);
+            }
         }
-        return replay(hit.outcome(), hit.attempt(), null);
+        return replay(hit.outcome(), hit.fingerprint(), hit.attempt(), null);
     }
 
     /** How long one call has waited for an in-progress duplicate, measured on the ticker. */
@@ -262,9 +406,10 @@ final class Execution<T> {
             if (claim.status() == ClaimResult.Status.TAKEN_OVER) {
                 emit(Type.LEASE_TAKEN_OVER, record.attempt());
             }
+            claimedJournal = openJournal(record);
             return (Verdict<T>) Verdict.CLAIMED;
         }
-        if (!record.hasFingerprint(fingerprint)) {
+        if (!matches(record.fingerprint(), fingerprint)) {
             emit(Type.KEY_REUSED, record.attempt());
             throw new KeyReusedException(key);
         }
@@ -273,12 +418,13 @@ final class Execution<T> {
                 // Both instants are on the store's clock, so the age and the time left are right
                 // whatever the engine's clock says.
                 if (engine.nearCache != null) {
-                    engine.nearCache.put(key, fingerprint, record.outcome(),
+                    engine.nearCache.put(key, record.fingerprint(), record.outcome(),
                             timeLeft(claim.storeTime(), record.expiresAt()), record.attempt());
                 }
                 Duration age = engine.listener == IdempotencyListener.NONE
                         ? null : nonNegative(Duration.between(record.createdAt(), claim.storeTime()));
-                return new Verdict<>(replay(record.outcome(), record.attempt(), age), 0, null, null);
+                return new Verdict<>(replay(record.outcome(), record.fingerprint(), record.attempt(), age), 0, null,
+                        null);
             case IN_PROGRESS:
                 // Once per call, not per poll, so metrics count calls that met a conflict.
                 if (!waiting.conflictReported) {
@@ -288,6 +434,10 @@ final class Execution<T> {
                 Duration leaseLeft = nonNegative(Duration.between(claim.storeTime(), record.leaseExpiresAt()));
                 Duration hint = min(engine.retryAfterHint, leaseLeft);
                 long waitLeft = policy.maxWait().toNanos() - (engine.ticker.read() - waiting.start);
+                if (deadline != null) {
+                    // Answer while the caller still listens, not after it gave up.
+                    waitLeft = Math.min(waitLeft, deadline.remainingNanos());
+                }
                 if (!policy.waits() || waitLeft <= 0) {
                     throw new RequestInProgressException(key, hint);
                 }
@@ -309,7 +459,39 @@ final class Execution<T> {
         return Math.max(1, Math.min(delay, waitLeftMillis));
     }
 
-    private Result<T> replay(byte[] outcome, int attempt, Duration recordAge) {
+    /**
+     * The journal a won claim hands over, decrypted. One that cannot be read is handed back
+     * without running the work (its steps' effects happened; only their record is unreadable),
+     * so every retry gets the same answer until its key is provided again.
+     */
+    private byte[] openJournal(StoredRecord claimed) {
+        byte[] journal = claimed.journal();
+        if (journal == null) {
+            return null;
+        }
+        try {
+            return engine.sealer.open(Sealer.Part.JOURNAL, key, claimed.fingerprint(), journal);
+        } catch (OutcomeUnreadableException e) {
+            LOG.log(Level.WARNING, "the step journal of {0} cannot be read ({1}); the key is handed back and the work"
+                    + " does not run", key, e.reason());
+            recorder.handBack(e, claimed.fencingToken(), claimed.attempt());
+            throw e;
+        }
+    }
+
+    /** A stored outcome in the clear; {@code fingerprint} is the record's. */
+    private byte[] open(byte[] stored, byte[] fingerprint) {
+        try {
+            return engine.sealer.open(Sealer.Part.OUTCOME, key, fingerprint, stored);
+        } catch (OutcomeUnreadableException e) {
+            LOG.log(Level.WARNING, "the stored outcome of {0} cannot be read ({1}, key id {2}); the work does not"
+                    + " run again", key, e.reason(), e.keyId());
+            throw e;
+        }
+    }
+
+    private Result<T> replay(byte[] stored, byte[] fingerprint, int attempt, Duration recordAge) {
+        byte[] outcome = open(stored, fingerprint);
         switch (engine.codec.kind(outcome)) {
             case FAILURE: {
                 String[] failure = engine.codec.decodeFailure(outcome);
@@ -324,9 +506,22 @@ final class Execution<T> {
             default:
                 break;
         }
-        T value = decode(outcome);
+        T value = decode(rebuild(outcome));
         emit(Type.REPLAY, attempt, recordAge);
         return new Result<>(value, true, true, attempt);
+    }
+
+    /** What the outcome filter rebuilds of a stored success, for a replay. */
+    private byte[] rebuild(byte[] outcome) {
+        if (filter == null) {
+            return outcome;
+        }
+        try {
+            return engine.codec.rebuild(filter, key, outcome);
+        } catch (Exception e) {
+            throw new OutcomeUnreadableException(key, OutcomeUnreadableException.Reason.REBUILD_FAILED, null,
+                    "the outcome filter could not rebuild the result: " + e, e);
+        }
     }
 
     @SuppressWarnings("unchecked")
@@ -343,24 +538,25 @@ final class Execution<T> {
         // The lease as time left on the ticker: counted from before the claim was sent, it can
         // only end early, never late, whatever the store's clock says about the engine's.
         long leaseEnd = beforeClaim + timeLeft(claim.storeTime(), claim.record().leaseExpiresAt());
-        return new Context(claim.record(), leaseEnd, owner);
+        return new Context(claim.record(), claimedJournal, leaseEnd, owner);
     }
 
-    /** This call's lease (the per-call override or the engine's). */
+    /** The lease of this call's latest claim (the per-call override or the engine's, or shorter by the deadline). */
     Duration lease() {
-        return lease;
+        return claimedLease;
     }
 
     /** Runs the work under the claim won at {@code beforeClaim} (a ticker reading taken before the claim call). */
     private Result<T> execute(ClaimResult claim, long beforeClaim, byte[] fingerprint) {
         StepContext ctx = begin(claim, beforeClaim, Thread.currentThread());
         // Only work that completes itself needs the encoder; plain work allocates nothing here.
-        byte[][] encoded = runner.completesItself() ? new byte[1][] : null;
-        AtomicWork.Completion completion = encoded == null ? null : new AtomicWork.Completion() {
+        byte[] recorded = claim.record().fingerprint();
+        AtomicWork.Completion completion = !runner.completesItself() ? null : new AtomicWork.Completion() {
             @Override
             public byte[] encode(Object value) {
-                encoded[0] = engine.codec.encodeSuccess(value);
-                return encoded[0];
+                Recorder.Encoded encoded = recorder.encodeForWork(value, recorded);
+                selfEncoded = encoded;
+                return encoded.stored();
             }
 
             @Override
@@ -370,11 +566,20 @@ final class Execution<T> {
         };
         T value = null;
         Throwable failure = null;
+        Heartbeat beat = null;
+        Deadline.Scope bound = bindDeadline();
         try {
+            beat = heartbeat(ctx);
             value = runner.run(ctx, completion);
         } catch (Exception | Error e) {
             failure = e;
         } finally {
+            if (bound != null) {
+                bound.close();
+            }
+            if (beat != null) {
+                beat.stop();
+            }
             ctx.close();
         }
         try {
@@ -414,8 +619,10 @@ final class Execution<T> {
      * one, or one that completes a future) ends the key alike; only how {@code writes} reach the
      * store differs. Completes with the result, or fails with the caller's answer.
      */
-    CompletableFuture<Result<T>> finish(StepContext ctx, T value, Throwable failure, byte[] fingerprint,
+    CompletableFuture<Result<T>> finish(StepContext ctx, T value, Throwable failure, byte[] requestFingerprint,
             StoreWrites writes) {
+        // The record's fingerprint binds what is stored: the request's, or its older version reconciled.
+        byte[] fingerprint = ctx.claimedFingerprint();
         long token = ctx.fencingToken();
         int attempt = ctx.attempt();
         StepNotJournaledException settled = ctx.settled();
@@ -481,17 +688,18 @@ final class Execution<T> {
             StoreWrites writes) {
         // From here on the work has run: the key is never freed, whatever happens to its outcome.
         CompletableFuture<RuntimeException>[] unstorable = new CompletableFuture[1];
-        byte[] outcome = recorder.encodeSuccess(value, token, attempt, fingerprint, writes, unstorable);
+        Recorder.Encoded outcome = recorder.encodeSuccess(value, token, attempt, fingerprint, writes, unstorable);
         if (outcome == null) {
             return unstorable[0].thenCompose(Recorder::failed);
         }
-        return recorder.completeSuccess(outcome, token, attempt, fingerprint, writes)
-                .thenApply(stored -> new Result<>(plain(value, outcome), false, stored, attempt));
+        return recorder.completeSuccess(outcome.stored(), token, attempt, fingerprint, writes)
+                .thenApply(stored -> new Result<>(plain(value, outcome.plain()), false, stored, attempt));
     }
 
     /**
      * The untyped {@code execute} answers plain JSON values (Map, List, String, Number,
-     * Boolean, null) on replay, so the first call gets the same shape, decoded from what was stored.
+     * Boolean, null) on replay, so the first call gets the same shape, decoded from the
+     * encoded result ({@code outcome}, in the clear and unfiltered).
      */
     private T plain(T value, byte[] outcome) {
         return type.getRawClass() == Object.class && outcome != null ? decode(outcome) : value;
@@ -518,7 +726,12 @@ final class Execution<T> {
         if (now != null && now.fencingToken() == token && now.state() == RecordState.COMPLETED) {
             emit(Type.FIRST_EXECUTION, attempt);
             recorder.cache(fingerprint, now.outcome(), attempt);
-            return new Result<>(plain(value, now.outcome()), false, true, attempt);
+            Recorder.Encoded encoded = selfEncoded;
+            byte[] whole = encoded != null && Arrays.equals(encoded.stored(), now.outcome()) ? encoded.plain() : null;
+            if (whole == null && type.getRawClass() == Object.class) {
+                whole = open(now.outcome(), fingerprint);
+            }
+            return new Result<>(plain(value, whole), false, true, attempt);
         }
         if (now != null && now.fencingToken() == token && now.state() == RecordState.IN_PROGRESS) {
             IllegalStateException bug = new IllegalStateException("AtomicWork for " + key
@@ -626,8 +839,8 @@ final class Execution<T> {
         private volatile long leaseEnd;
         private String downstream;
 
-        Context(StoredRecord claim, long leaseEnd, Thread owner) {
-            super(engine, key, claim, lease, owner);
+        Context(StoredRecord claim, byte[] journal, long leaseEnd, Thread owner) {
+            super(engine, key, claim, journal, claimedLease, owner);
             this.claim = claim;
             this.leaseDeadline = claim.leaseExpiresAt();
             this.leaseEnd = leaseEnd;
@@ -659,6 +872,20 @@ final class Execution<T> {
         }
 
         @Override
+        public Optional<Deadline> deadline() {
+            return Optional.ofNullable(deadline);
+        }
+
+        @Override
+        void keepAlive(Duration renewal) {
+            // The work's own extendLease may reach further than a heartbeat's renewal: never cut it short.
+            if (leaseEnd - engine.ticker.read() > renewal.toNanos()) {
+                return;
+            }
+            extendLease(renewal);
+        }
+
+        @Override
         public String downstreamKey() {
             if (downstream == null) {
                 downstream = Execution.downstreamKey(key);
@@ -678,8 +905,11 @@ final class Execution<T> {
         }
 
         @Override
-        CompletableFuture<Instant> extendLeaseNonBlocking(Duration extension) {
+        CompletableFuture<Instant> keepAliveNonBlocking(Duration extension) {
             long before = engine.ticker.read();
+            if (leaseEnd - before > extension.toNanos()) {
+                return CompletableFuture.completedFuture(leaseDeadline);
+            }
             CompletableFuture<Instant> deadline = new CompletableFuture<>();
             engine.nonBlocking.extendLease(key, claim.fencingToken(), extension).whenComplete((extended, e) -> {
                 if (e != null) {

@@ -11,10 +11,12 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
- * Keeps the lease of pending asynchronous work: a third of the lease after the claim, and after
- * each extension (so a store that falls behind gets no burst of catch-up beats), it extends the
- * lease by a whole lease (fenced by the claim's token), until {@link #stop()} or until the work has
- * been pending {@code maxPending} on the engine's ticker. Past that bound it stops, so the lease
+ * Keeps the lease of pending asynchronous work, and of blocking work whose lease a caller's
+ * deadline shortened: a third of the lease after the claim, and after each extension (so a store
+ * that falls behind gets no burst of catch-up beats), it extends the lease by a whole lease (fenced
+ * by the claim's token; never shortening one the work extended further itself), until
+ * {@link #stop()} or until the work has been pending {@code maxPending} on the engine's ticker.
+ * Past that bound it stops, so the lease
  * lapses within one lease and a duplicate may take the key over: a stage that never completes
  * does not hold its key forever. A refused extension (another claim holds the key) stops it too;
  * a store failure is logged and the next beat tries again.
@@ -45,6 +47,7 @@ final class Heartbeat {
     private final Duration lease;
     private final Duration interval;
     private final long deadline;
+    private final Duration maxPending;
     private final Supplier<Executor> executor;
     private final Scheduler scheduler;
     private boolean stopped;
@@ -52,15 +55,25 @@ final class Heartbeat {
 
     Heartbeat(IdempotencyEngine engine, IdempotencyKey key, StepContext ctx, Duration lease, Duration maxPending,
             Supplier<Executor> executor, Scheduler scheduler) {
+        this(engine, key, ctx, lease, maxPending, executor, scheduler, false);
+    }
+
+    /**
+     * @param nonBlocking whether beats go through the store's non-blocking form (asynchronous work
+     *     only: its ending waits for {@link #stop()}'s stage, a blocking call's would not)
+     */
+    Heartbeat(IdempotencyEngine engine, IdempotencyKey key, StepContext ctx, Duration lease, Duration maxPending,
+            Supplier<Executor> executor, Scheduler scheduler, boolean nonBlocking) {
         this.engine = engine;
         this.key = key;
         this.ctx = ctx;
         this.lease = lease;
         this.interval = Duration.ofNanos(Math.max(1_000_000L, lease.toNanos() / 3));
         this.deadline = engine.ticker.read() + maxPending.toNanos();
+        this.maxPending = maxPending;
         this.executor = executor;
         this.scheduler = scheduler;
-        this.nonBlocking = engine.nonBlocking != null;
+        this.nonBlocking = nonBlocking && engine.nonBlocking != null;
     }
 
     /** Schedules the first beat. */
@@ -100,7 +113,7 @@ final class Heartbeat {
             return;
         }
         try {
-            ctx.extendLease(lease);
+            ctx.keepAlive(lease);
         } catch (LeaseLostException e) {
             stopped = true;
             return;
@@ -117,7 +130,7 @@ final class Heartbeat {
         }
         CompletableFuture<Instant> extension;
         try {
-            extension = ctx.extendLeaseNonBlocking(lease);
+            extension = ctx.keepAliveNonBlocking(lease);
         } catch (RuntimeException e) {
             extension = CompletableFuture.failedFuture(e);
         }
@@ -142,8 +155,9 @@ final class Heartbeat {
     private boolean pastDeadline() {
         if (engine.ticker.read() - deadline >= 0) {
             stopped = true;
-            LOG.log(Level.WARNING, "the asynchronous work of {0} is still pending after the engine's maxPendingWork;"
-                    + " its lease is no longer extended and lapses, so a duplicate may take the key over", key);
+            LOG.log(Level.WARNING, "the work of {0} is still pending after {1} (maxPendingWork for asynchronous work,"
+                    + " the lease of a blocking call under a deadline); its lease is no longer extended and"
+                    + " lapses, so a duplicate may take the key over", key, maxPending);
             return true;
         }
         return false;

@@ -14,6 +14,10 @@ import dev.idem.engine.internal.Fingerprinter;
 import dev.idem.engine.internal.NearCache;
 import dev.idem.engine.internal.OutcomeCodec;
 import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.Sealer;
+import dev.idem.engine.protection.KeyProvider;
+import dev.idem.engine.protection.KeyRing;
+import dev.idem.engine.protection.OutcomeFilter;
 import dev.idem.engine.internal.StoreDiscovery;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -90,6 +94,17 @@ import org.jspecify.annotations.Nullable;
  * never on a wall clock, so a clock stepped back or forward changes none of them; instants
  * from the store are only compared with other instants from the store.
  *
+ * <h2>Deadlines</h2>
+ * A caller that waits only so long passes its {@link dev.idem.api.time.Deadline} in
+ * {@link CallOptions#deadline()} (over HTTP, idem-http reads it from {@code X-Request-Timeout}).
+ * The work never starts once it has passed: before the claim the call is refused with
+ * {@link dev.idem.api.DeadlineExceededException} (504) and nothing is stored; if it passes while
+ * the claim is made, the claim is given back first. A waiting duplicate waits no longer than it
+ * ({@link dev.idem.api.RequestInProgressException}, 409). The work sees it
+ * ({@link ExecutionContext#deadline()}) but is not interrupted by it, and the outcome of work that
+ * ran is stored however late. It may shorten the claim's lease, never below
+ * {@link Builder#minBudgetLease}, and a heartbeat then keeps a live worker's key.
+ *
  * <h2>Result types</h2>
  * Results must survive a round trip through the engine's ObjectMapper. Replays decode
  * leniently: properties the result type no longer has are ignored, and properties it gained
@@ -148,6 +163,9 @@ public final class IdempotencyEngine implements AutoCloseable {
     final int maxOutcomeBytes;
     final AsyncRuntime async;
     final SharedPolls polls;
+    final Duration minBudgetLease;
+    final Sealer sealer;
+    final OutcomeFilter outcomeFilter;
 
     /**
      * The default {@link #maxOutcomeBytes()}: 393,216 bytes (384 KiB), what the smallest store
@@ -164,7 +182,11 @@ public final class IdempotencyEngine implements AutoCloseable {
                         : Thread.currentThread().getContextClassLoader(), b.clock, b.properties);
         this.codec = b.json != null ? new OutcomeCodec(b.json)
                 : new OutcomeCodec(b.mapper != null ? b.mapper : new ObjectMapper().findAndRegisterModules());
-        this.fingerprinter = new Fingerprinter(codec.json(), b.maxRequestBytes, PointerSet.of(b.excluded));
+        this.fingerprinter = new Fingerprinter(codec.json(), b.maxRequestBytes, PointerSet.of(b.excluded),
+                b.fingerprintSecrets);
+        this.sealer = b.outcomeKeys == null && !b.refuseUnencrypted ? Sealer.NONE
+                : new Sealer(b.outcomeKeys, b.refuseUnencrypted);
+        this.outcomeFilter = b.outcomeFilter;
         this.ticker = b.ticker;
         this.random = b.random;
         this.tokenBase = new SecureRandom().nextLong();
@@ -182,6 +204,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.async = new AsyncRuntime(b.asyncExecutor, b.renewalExecutor, b.scheduler, b.maxPendingWork,
                 b.maxAsyncCalls, nonBlocking == null ? 0 : positiveWidth(nonBlocking.maxCallsInFlight()));
         this.polls = new SharedPolls(b.ticker);
+        this.minBudgetLease = b.minBudgetLease;
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
         StoreCapabilities capabilities = store.capabilities();
         int storeHolds = capabilities.maxOutcomeBytes();
@@ -213,6 +236,17 @@ public final class IdempotencyEngine implements AutoCloseable {
      */
     public IdempotencyStore store() {
         return store;
+    }
+
+    /**
+     * The monotonic ticker this engine measures every duration on (see {@link Builder#ticker}):
+     * make a call's deadline on it ({@code Deadline.after(budget, engine.ticker())}) so that a
+     * test's simulated time moves both alike.
+     *
+     * @return the ticker
+     */
+    public Ticker ticker() {
+        return ticker;
     }
 
     /**
@@ -616,6 +650,13 @@ public final class IdempotencyEngine implements AutoCloseable {
         return width;
     }
 
+    /** Asks a key provider for its current key once, so a misconfigured one fails at build time. */
+    private static void checkCurrent(String setting, KeyProvider keys) {
+        if (keys != null && keys.current() == null) {
+            throw new IllegalArgumentException(setting + ": the key provider " + keys + " has no current key");
+        }
+    }
+
     long nextToken() {
         return tokenBase + tokenCounter.incrementAndGet();
     }
@@ -635,6 +676,12 @@ public final class IdempotencyEngine implements AutoCloseable {
 
     /** How many asynchronous calls an engine has in flight at most by default (see {@link Builder#maxAsyncCalls}). */
     public static final int DEFAULT_MAX_ASYNC_CALLS = 10_000;
+
+    /**
+     * The shortest lease a caller's deadline may cut a claim's lease to, by default: 5 s (see
+     * {@link Builder#minBudgetLease}).
+     */
+    public static final Duration DEFAULT_MIN_BUDGET_LEASE = Duration.ofSeconds(5);
 
     static Duration positive(String name, Duration d) {
         Objects.requireNonNull(d, name);
@@ -681,6 +728,11 @@ public final class IdempotencyEngine implements AutoCloseable {
         private Scheduler scheduler;
         private Duration maxPendingWork = DEFAULT_MAX_PENDING_WORK;
         private int maxAsyncCalls = DEFAULT_MAX_ASYNC_CALLS;
+        private Duration minBudgetLease = DEFAULT_MIN_BUDGET_LEASE;
+        private KeyProvider outcomeKeys;
+        private boolean refuseUnencrypted;
+        private KeyProvider fingerprintSecrets;
+        private OutcomeFilter outcomeFilter;
         private final java.util.Set<String> set = new java.util.HashSet<>();
 
         private Builder() {
@@ -985,7 +1037,8 @@ public final class IdempotencyEngine implements AutoCloseable {
         }
 
         /**
-         * Where the heartbeat of pending asynchronous work runs its lease renewals. Default: the
+         * Where the heartbeat of pending asynchronous work, and of blocking work whose lease a
+         * caller's deadline shortened ({@link #minBudgetLease}), runs its lease renewals. Default: the
          * engine's own, a virtual thread per renewal on Java 21+, else a pool of daemon platform
          * threads (4 &times; the async pool's, idle ones end), with a timer thread of their own
          * unless a {@link #scheduler} is given; created on the first renewal and shut down by
@@ -1053,6 +1106,101 @@ public final class IdempotencyEngine implements AutoCloseable {
             return this;
         }
 
+        // --- What is stored, and how (see the README's "Protecting what is stored") ---
+
+        /**
+         * Encrypts every stored outcome and step journal at rest with AES-256-GCM (the JDK's),
+         * under the current key of {@code keys} (off by default). Each record is bound to its
+         * scope, operation, key and fingerprint, so an outcome copied to another record does not
+         * decrypt. Rotation: make a new key current while the provider still finds the old one;
+         * records written before stay readable until they expire. Records stored before
+         * encryption was turned on are still read, unless {@link #refuseUnencryptedRecords()}.
+         * A record that cannot be decrypted is answered with {@link OutcomeUnreadableException}
+         * (HTTP 500) naming its key id, and its work never runs again.
+         *
+         * @param keys the encryption keys ({@link KeyRing} for keys given in code or configuration)
+         * @return this builder
+         * @throws IllegalStateException if called twice
+         */
+        public Builder encryptOutcomes(KeyProvider keys) {
+            once("encryptOutcomes");
+            this.outcomeKeys = Objects.requireNonNull(keys, "keys");
+            return this;
+        }
+
+        /**
+         * With {@link #encryptOutcomes}, refuses to read an outcome or journal that is not
+         * encrypted ({@link OutcomeUnreadableException}, reason {@code NOT_ENCRYPTED}) instead
+         * of reading it as stored before encryption was turned on. Set it once every record
+         * written before has expired (one TTL after turning encryption on): then nothing written
+         * into the store in clear is ever replayed.
+         *
+         * @return this builder
+         * @throws IllegalStateException if called twice ({@link #build()}: without {@code encryptOutcomes})
+         */
+        public Builder refuseUnencryptedRecords() {
+            once("refuseUnencryptedRecords");
+            this.refuseUnencrypted = true;
+            return this;
+        }
+
+        /**
+         * Keys request fingerprints with a secret: HMAC-SHA-256 under the current secret of
+         * {@code secrets} instead of plain SHA-256 (off by default), so that whoever reads the
+         * store cannot recover a low-entropy request by trying candidates. Each fingerprint names
+         * its secret's id, so turning this on, or rotating the secret, never makes a retry of a
+         * key claimed before look like another request: it is compared in the version the record
+         * holds, for as long as the provider still finds that secret (keep an old secret one TTL).
+         * A record keyed with a secret no longer provided is answered with
+         * {@link OutcomeUnreadableException} naming its id. Use other secrets than for
+         * {@link #encryptOutcomes}.
+         *
+         * @param secrets the fingerprint secrets
+         * @return this builder
+         * @throws IllegalStateException if called twice
+         */
+        public Builder keyedFingerprints(KeyProvider secrets) {
+            once("keyedFingerprints");
+            this.fingerprintSecrets = Objects.requireNonNull(secrets, "secrets");
+            return this;
+        }
+
+        /**
+         * Decides what of every call's result is stored and how a replay rebuilds it
+         * ({@link OutcomeFilter}); applied before encryption. A call's
+         * {@link CallOptions.Builder#outcomeFilter} replaces it for that call.
+         *
+         * @param filter the filter
+         * @return this builder
+         * @throws IllegalStateException if called twice
+         */
+        public Builder outcomeFilter(OutcomeFilter filter) {
+            once("outcomeFilter");
+            this.outcomeFilter = Objects.requireNonNull(filter, "outcomeFilter");
+            return this;
+        }
+
+        /**
+         * The shortest lease a caller's deadline ({@link CallOptions#deadline()}) may cut a claim's
+         * lease to (default {@link IdempotencyEngine#DEFAULT_MIN_BUDGET_LEASE}, 5 s). A call with a
+         * deadline claims with {@code min(lease, max(time left, minBudgetLease))}, so a worker that
+         * dies blocks the key about as long as its caller waits rather than a whole lease. While the
+         * work runs, a heartbeat renews that shorter lease every third of it (asynchronous work's
+         * heartbeat as always; blocking work's for at most the call's lease; both on the
+         * {@link #leaseRenewalExecutor}, never behind other callers' work), so a live worker keeps its
+         * key as long as it would without a deadline. Set it to the lease or longer to keep deadlines
+         * off leases. Too short a value lets a renewal that the machine delays by two thirds of it
+         * lose a live worker's key: keep it well above the worst pause (GC, a starved store) you expect.
+         *
+         * @param minBudgetLease at least 1 ms, at most {@link IdempotencyEngine#MAX_DURATION}
+         * @return this builder
+         */
+        public Builder minBudgetLease(Duration minBudgetLease) {
+            once("minBudgetLease");
+            this.minBudgetLease = positive("minBudgetLease", minBudgetLease);
+            return this;
+        }
+
         /**
          * Builds the engine.
          *
@@ -1074,6 +1222,12 @@ public final class IdempotencyEngine implements AutoCloseable {
                 throw new IllegalArgumentException(
                         "inProgress wait (" + inProgress.maxWait() + ") must not exceed ttl (" + ttl + ")");
             }
+            if (refuseUnencrypted && outcomeKeys == null) {
+                throw new IllegalStateException("refuseUnencryptedRecords needs encryptOutcomes: without keys no"
+                        + " record could be read");
+            }
+            checkCurrent("encryptOutcomes", outcomeKeys);
+            checkCurrent("keyedFingerprints", fingerprintSecrets);
             return new IdempotencyEngine(this);
         }
     }

@@ -3,6 +3,7 @@ package dev.idem.http;
 import dev.idem.engine.CallOptions;
 import dev.idem.engine.CanonicalJson;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.http.internal.StoredResponseFilter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,10 +27,27 @@ import java.util.function.Predicate;
  * and the RFC 8785 canonical body for JSON, the raw bytes otherwise), and the handler runs
  * at most once per key through the engine. Its response is buffered, stored when the
  * {@link ResponseStoragePolicy} says so, and replayed byte for byte to every retry.
+ *
+ * <p>The caller's budget: a covered request may carry {@value #REQUEST_TIMEOUT} (whole
+ * milliseconds, or a number with a grpc-timeout unit: {@link dev.idem.api.RequestTimeoutHeader}).
+ * Its deadline is counted from when the headers are read and passed to the engine with the
+ * request's {@link CallOptions}: a malformed value is a 400 ({@code invalid-request-timeout}); a
+ * budget spent before the key is claimed (zero, or used up reading the body) a 504
+ * ({@code deadline-exceeded}) with nothing stored; a duplicate waiting for an in-progress key (an
+ * {@link dev.idem.engine.InProgressPolicy#waitUpTo} policy) answers 409 with {@code Retry-After}
+ * by the deadline; the handler finds the deadline in its
+ * {@link dev.idem.engine.ExecutionContext#deadline()} and, on a blocking server, bound to its
+ * thread for idem-client; a handler still running at the deadline runs to its end and its response
+ * is stored.
  */
 public final class HttpIdempotency {
     /** The request header carrying the client's key. */
     public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    /**
+     * The request header carrying the time the caller still waits, {@value}; see
+     * {@link dev.idem.api.RequestTimeoutHeader} for its format.
+     */
+    public static final String REQUEST_TIMEOUT = dev.idem.api.RequestTimeoutHeader.NAME;
     /** Response header: {@code stored} on the first response whose outcome was stored, {@code replayed} on replays. */
     public static final String IDEMPOTENCY_STATUS = "Idempotency-Status";
     /** Response header set to {@code true} on replays. */
@@ -63,6 +81,7 @@ public final class HttpIdempotency {
     private final Duration storeRetryAfter;
     private final CallOptions callOptions;
     private final HandlerExecution execution;
+    private final ResponseFilter responseFilter;
 
     private HttpIdempotency(Builder b) {
         this.engine = b.engine;
@@ -75,7 +94,10 @@ public final class HttpIdempotency {
         this.storagePolicy = b.storagePolicy;
         this.maxBodyBytes = b.maxBodyBytes;
         this.storeRetryAfter = b.storeRetryAfter;
-        this.callOptions = b.callOptions;
+        this.responseFilter = b.responseFilter;
+        this.callOptions = b.responseFilter == null ? b.callOptions
+                : b.callOptions.toBuilder().outcomeFilter(new StoredResponseFilter(b.responseFilter, storedHeaders))
+                        .build();
         this.execution = b.execution != null ? b.execution : HandlerExecution.engine(b.engine);
     }
 
@@ -181,9 +203,19 @@ public final class HttpIdempotency {
     }
 
     /**
-     * Per-call options passed to the engine (TTL, lease, in-progress policy).
+     * What of a response is stored and how a replay rebuilds it, or null to store it all.
      *
-     * @return per-call options passed to the engine (TTL, lease, in-progress policy)
+     * @return the response filter, or null
+     */
+    public ResponseFilter responseFilter() {
+        return responseFilter;
+    }
+
+    /**
+     * Per-call options passed to the engine (TTL, lease, in-progress policy; with a
+     * {@link #responseFilter()}, the outcome filter that applies it).
+     *
+     * @return per-call options passed to the engine
      */
     public CallOptions callOptions() {
         return callOptions;
@@ -212,6 +244,7 @@ public final class HttpIdempotency {
         private Duration storeRetryAfter = Duration.ofSeconds(1);
         private CallOptions callOptions = CallOptions.defaults();
         private HandlerExecution execution;
+        private ResponseFilter responseFilter;
         private final Set<String> set = new HashSet<>();
 
         private Builder(IdempotencyEngine engine) {
@@ -379,14 +412,22 @@ public final class HttpIdempotency {
         }
 
         /**
-         * Per-call engine options for every covered request (TTL, lease, in-progress policy).
+         * Per-call engine options for every covered request (TTL, lease, in-progress policy). A
+         * request's deadline comes from its {@value HttpIdempotency#REQUEST_TIMEOUT} header, not from here.
          *
          * @param options per-call overrides
          * @return this builder
+         * @throws IllegalArgumentException if the options carry a deadline (it would be one fixed
+         *     instant for every request)
          */
         public Builder callOptions(CallOptions options) {
             once("callOptions");
-            this.callOptions = Objects.requireNonNull(options, "callOptions");
+            Objects.requireNonNull(options, "callOptions");
+            if (options.deadline() != null) {
+                throw new IllegalArgumentException("callOptions must not carry a deadline: a deadline belongs to"
+                        + " one call, and each request gets its own from its " + REQUEST_TIMEOUT + " header");
+            }
+            this.callOptions = options;
             return this;
         }
 
@@ -405,11 +446,30 @@ public final class HttpIdempotency {
         }
 
         /**
+         * What of each response is stored and how a replay rebuilds it (default: all of it, within
+         * the stored-header allow-list); applied before the engine encrypts the outcome.
+         *
+         * @param filter the filter, for example {@link ResponseFilter#removingJsonFields}
+         * @return this builder
+         */
+        public Builder responseFilter(ResponseFilter filter) {
+            once("responseFilter");
+            this.responseFilter = Objects.requireNonNull(filter, "responseFilter");
+            return this;
+        }
+
+        /**
          * Builds the configuration.
          *
          * @return the configuration
+         * @throws IllegalArgumentException if both a {@link #responseFilter} and {@link #callOptions}
+         *     with an outcome filter are set
          */
         public HttpIdempotency build() {
+            if (responseFilter != null && callOptions.outcomeFilter() != null) {
+                throw new IllegalArgumentException("responseFilter and callOptions' outcomeFilter both decide what is"
+                        + " stored; set one of them");
+            }
             return new HttpIdempotency(this);
         }
 

@@ -10,6 +10,7 @@ import dev.idem.api.InvalidRequestException;
 import dev.idem.api.KeyReusedException;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.ReplayedFailureException;
+import dev.idem.api.store.RecordState;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.AtomicWork;
 import dev.idem.engine.CallOptions;
@@ -154,13 +155,7 @@ public final class Inbox<R> {
      *     store: do not acknowledge, so the broker redelivers
      */
     public Delivery<R> handle(String source, String eventId, Object payload) {
-        IdempotencyKey key;
-        try {
-            key = IdempotencyKey.of(source, consumer, eventId);
-        } catch (InvalidIdempotencyKeyException e) {
-            throw new PoisonMessageException(PoisonMessageException.Reason.INVALID_KEY,
-                    "delivery to " + consumer + " has an invalid source or event id: " + e.getMessage(), e);
-        }
+        IdempotencyKey key = key(source, eventId);
         // Set once the handler's execution starts: an invalid-request failure before it is the
         // engine refusing this payload; after it, it is the handler's own failure.
         AtomicBoolean started = new AtomicBoolean();
@@ -214,6 +209,32 @@ public final class Inbox<R> {
             default:
                 return new Delivery<>(Delivery.Status.DEAD_LETTERED, duplicate, null, attempt, envelope.code(),
                         envelope.message());
+        }
+    }
+
+    /**
+     * Whether the event has ended in this inbox (handled, failed finally, dead-lettered or its
+     * payload mismatched): its unexpired record is completed. Reads the record without claiming
+     * it and runs nothing. For broker adapters that must decide about a delivery they will not
+     * hand to {@link #handle} (a Kafka share group delivered it past its limit): an event that
+     * ended needs no dead letter, only an acknowledgement.
+     *
+     * @param source the producer
+     * @param eventId the event id
+     * @return true if the event's record is completed
+     * @throws PoisonMessageException if the source or event id is not a valid key part
+     * @throws RuntimeException if the store fails
+     */
+    public boolean ended(String source, String eventId) {
+        return engine.store().find(key(source, eventId)).map(r -> r.state() == RecordState.COMPLETED).orElse(false);
+    }
+
+    private IdempotencyKey key(String source, String eventId) {
+        try {
+            return IdempotencyKey.of(source, consumer, eventId);
+        } catch (InvalidIdempotencyKeyException e) {
+            throw new PoisonMessageException(PoisonMessageException.Reason.INVALID_KEY,
+                    "delivery to " + consumer + " has an invalid source or event id: " + e.getMessage(), e);
         }
     }
 

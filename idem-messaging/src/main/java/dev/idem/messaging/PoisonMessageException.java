@@ -11,7 +11,8 @@ import java.util.Objects;
  * acknowledge it; redelivering it would block everything queued behind it.
  *
  * <p>Thrown only for the delivery's own data: the same exception types thrown by a handler are
- * handler failures, classified and retried like any other.
+ * handler failures, classified and retried like any other. Broker adapters also build one with
+ * {@link Reason#DELIVERIES_EXHAUSTED} to park a message delivered too often.
  */
 public class PoisonMessageException extends IdempotencyException {
     private static final long serialVersionUID = 1L;
@@ -21,7 +22,13 @@ public class PoisonMessageException extends IdempotencyException {
         /** The source or event id is empty, too long, or holds characters a key part may not. */
         INVALID_KEY,
         /** The engine refused the payload before anything ran (size limit, malformed JSON). */
-        INVALID_PAYLOAD
+        INVALID_PAYLOAD,
+        /**
+         * Never thrown by the inbox: a broker adapter's verdict on a message its broker delivered
+         * more often than the adapter's limit without it being handled (a Kafka share group's
+         * delivery count), parked like poison rather than delivered again.
+         */
+        DELIVERIES_EXHAUSTED
     }
 
     /** What is wrong with the delivery. */

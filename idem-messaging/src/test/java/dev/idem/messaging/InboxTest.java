@@ -60,6 +60,26 @@ class InboxTest {
     }
 
     @Test
+    void endedTellsWhetherAnEventEndedWithoutRunningOrClaimingAnything() {
+        AtomicInteger runs = new AtomicInteger();
+        Inbox<String> inbox = inbox(m -> {
+            if (runs.incrementAndGet() == 1) {
+                throw new IllegalStateException("blip");
+            }
+            return "ok";
+        }).build();
+
+        assertThat(inbox.ended("payments", "evt-1")).isFalse();
+        assertThatThrownBy(() -> inbox.handle("payments", "evt-1", bytes("a"))).hasMessage("blip");
+        assertThat(inbox.ended("payments", "evt-1")).as("released after a transient failure").isFalse();
+        inbox.handle("payments", "evt-1", bytes("a"));
+        assertThat(inbox.ended("payments", "evt-1")).isTrue();
+        assertThat(inbox.ended("refunds", "evt-1")).isFalse();
+        assertThat(runs).hasValue(2);
+        assertThatThrownBy(() -> inbox.ended("payments", "")).isInstanceOf(PoisonMessageException.class);
+    }
+
+    @Test
     void sameEventIdFromAnotherSourceOrForAnotherConsumerIsAnotherEvent() {
         AtomicInteger runs = new AtomicInteger();
         Inbox<String> ledger = inbox(m -> "x" + runs.incrementAndGet()).build();

@@ -36,12 +36,14 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@value #OLDEST_PENDING_AGE}</td><td>time gauge (seconds)</td><td>how long the oldest
  *       pending row has waited; 0 when none</td></tr>
  *   <tr><td>{@value #DEAD_ROWS}</td><td>gauge</td><td>dead rows kept in the table</td></tr>
- *   <tr><td>{@value #PUBLISHED}</td><td>counter</td><td>rows published and marked sent (committed batches)</td></tr>
+ *   <tr><td>{@value #PUBLISHED}</td><td>counter</td><td>rows published and marked sent (committed batches,
+ *       including those whose commit's answer was lost and which re-reading the rows showed landed)</td></tr>
  *   <tr><td>{@value #RETRIED}</td><td>counter</td><td>failed publishes rescheduled with backoff (committed batches)</td></tr>
  *   <tr><td>{@value #DEAD}</td><td>counter</td><td>rows marked dead (committed batches)</td></tr>
  *   <tr><td>{@value #RETRY_DELAY}</td><td>timer</td><td>each backoff scheduled for a retried row</td></tr>
- *   <tr><td>{@value #BATCH}</td><td>timer, tag {@code outcome} = {@code committed} or {@code failed}</td>
- *       <td>each batch that claimed rows or failed: claim to commit</td></tr>
+ *   <tr><td>{@value #BATCH}</td><td>timer, tag {@code outcome} = {@code committed}, {@code failed} (rolled
+ *       back) or {@code unknown} (the commit failed and the rows could not be re-read; its rows are not
+ *       counted)</td><td>each batch that claimed rows or failed: claim to commit</td></tr>
  * </table>
  * The three gauges read {@link Outbox#backlog()} (one query) at most once per refresh interval
  * (default 10 s) when the registry asks, and report NaN while the database cannot answer.
@@ -77,6 +79,7 @@ public final class RelayMetrics implements RelayListener {
     private final Timer retryDelay;
     private final Timer committedBatch;
     private final Timer failedBatch;
+    private final Timer unknownBatch;
     private OutboxBacklog backlog;
     private long readAt;
 
@@ -98,6 +101,7 @@ public final class RelayMetrics implements RelayListener {
         this.retryDelay = Timer.builder(RETRY_DELAY).tags(tags).register(registry);
         this.committedBatch = Timer.builder(BATCH).tags(tags.and("outcome", "committed")).register(registry);
         this.failedBatch = Timer.builder(BATCH).tags(tags.and("outcome", "failed")).register(registry);
+        this.unknownBatch = Timer.builder(BATCH).tags(tags.and("outcome", "unknown")).register(registry);
     }
 
     /**
@@ -124,6 +128,10 @@ public final class RelayMetrics implements RelayListener {
 
     @Override
     public void onBatch(RelayBatch batch) {
+        if (batch.outcome() == RelayBatch.Outcome.UNKNOWN) {
+            unknownBatch.record(batch.duration());
+            return;
+        }
         if (!batch.committed()) {
             failedBatch.record(batch.duration());
             return;

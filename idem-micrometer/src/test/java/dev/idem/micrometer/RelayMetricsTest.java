@@ -7,6 +7,7 @@ import dev.idem.client.RetryPolicy;
 import dev.idem.outbox.jdbc.Outbox;
 import dev.idem.outbox.jdbc.OutboxMessage;
 import dev.idem.outbox.jdbc.Relay;
+import dev.idem.outbox.jdbc.RelayBatch;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -97,7 +99,7 @@ class RelayMetricsTest {
         assertThat(registry.get(RelayMetrics.BATCH).tag("outcome", "committed").timer().count()).isEqualTo(2);
         assertThat(registry.get(RelayMetrics.BATCH).tag("outcome", "committed").timer()
                 .totalTime(TimeUnit.MILLISECONDS)).isEqualTo(10);
-        assertThat(registry.get(RelayMetrics.BATCH).tag("table", outbox.tableName()).timers()).hasSize(2);
+        assertThat(registry.get(RelayMetrics.BATCH).tag("table", outbox.tableName()).timers()).hasSize(3);
 
         brokerUp.set(false);
         Jdbi.create(ds).useTransaction(h -> outbox.enqueue(h, OutboxMessage.of("t", null, new byte[] {1})));
@@ -107,6 +109,16 @@ class RelayMetricsTest {
         assertThat(counter(registry, RelayMetrics.DEAD)).isEqualTo(1);
         assertThat(gauge(registry, RelayMetrics.DEAD_ROWS)).isEqualTo(1);
         assertThat(gauge(registry, RelayMetrics.PENDING)).isZero();
+
+        // A batch whose commit failed and whose rows could not be re-read: timed, not counted.
+        metrics.onBatch(new RelayBatch(RelayBatch.Outcome.UNKNOWN, 4, 4, 0, 0, List.of(), Duration.ofMillis(7),
+                new IllegalStateException("connection reset")));
+        assertThat(registry.get(RelayMetrics.BATCH).tag("outcome", "unknown").timer().count()).isEqualTo(1);
+        assertThat(counter(registry, RelayMetrics.PUBLISHED)).isEqualTo(3);
+        // One whose answer was lost but whose rows showed it landed: counted like any committed batch.
+        metrics.onBatch(new RelayBatch(RelayBatch.Outcome.COMMITTED, 2, 2, 0, 0, List.of(), Duration.ofMillis(7),
+                new IllegalStateException("connection reset")));
+        assertThat(counter(registry, RelayMetrics.PUBLISHED)).isEqualTo(5);
     }
 
     @Test

@@ -1,17 +1,23 @@
 package dev.idem.http.internal;
 
+import dev.idem.api.DeadlineExceededException;
 import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.InvalidIdempotencyKeyException;
 import dev.idem.api.InvalidRequestException;
+import dev.idem.api.InvalidRequestTimeoutException;
 import dev.idem.api.KeyReusedException;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.RequestInProgressException;
+import dev.idem.api.RequestTimeoutHeader;
 import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.time.Deadline;
+import dev.idem.engine.CallOptions;
 import dev.idem.engine.CanonicalJson;
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.OutcomeNotStoredException;
+import dev.idem.engine.OutcomeUnreadableException;
 import dev.idem.engine.Result;
 import dev.idem.engine.WorkFailedException;
 import dev.idem.http.HandlerExecution;
@@ -22,15 +28,15 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The server-neutral request flow shared by the JDK handler and the servlet filter: decide whether the request is
- * covered, read and check the key, name the caller, fingerprint, run the handler through
- * the engine, and answer with the handler's response, a replay, or a problem. Not API.
+ * covered, read and check the key and the caller's budget ({@code X-Request-Timeout}), name the caller, fingerprint,
+ * run the handler through the engine under the budget's deadline, and answer with the handler's response, a replay,
+ * or a problem. Not API.
  */
 public final class Processor {
     private static final System.Logger LOG = System.getLogger(Processor.class.getName());
@@ -104,17 +110,18 @@ public final class Processor {
     /**
      * What the request line, headers and principal decide before the body is read: pass the
      * request through untouched, reject it (after draining its body), or go on with its route,
-     * key token and principal.
+     * key token, principal and the caller's deadline (null without {@code X-Request-Timeout}),
+     * counted from when the headers were read.
      */
     public record Admission(boolean passThrough, StoredResponse rejection, String route, String token,
-            String principal) {
+            String principal, Deadline deadline) {
     }
 
     /** The covered call, or the reply that ends the request before the engine sees it. */
     public record Prepared(HandlerExecution.Call call, Reply reply) {
     }
 
-    private static final Admission PASS = new Admission(true, null, null, null, null);
+    private static final Admission PASS = new Admission(true, null, null, null, null, null);
 
     /** Decides, from the request line, headers and principal, whether and how the request is covered. */
     public Admission admit(IncomingRequest request) {
@@ -136,16 +143,33 @@ public final class Processor {
             return config.keyRequired(route.get()) ? reject(Problem.of(400, "missing-key",
                     "Idempotency-Key required", "this operation requires an Idempotency-Key header")) : PASS;
         }
+        Deadline deadline;
+        try {
+            // Counted from here, when the headers are read: the time the body takes is the caller's too.
+            deadline = RequestTimeoutHeader.parse(request.headers(RequestTimeoutHeader.NAME))
+                    .map(budget -> Deadline.after(budget, config.engine().ticker())).orElse(null);
+        } catch (InvalidRequestTimeoutException e) {
+            return reject(Problem.of(400, "invalid-request-timeout", "Invalid X-Request-Timeout", e.getMessage()));
+        }
         Optional<String> principal = config.principals().resolve(request);
         if (principal.isEmpty() || principal.get().isEmpty()) {
             return reject(Problem.of(401, "unauthenticated", "Unauthenticated",
                     "an idempotent request needs an authenticated caller to scope its key"));
         }
-        return new Admission(false, null, route.get(), token, principal.get());
+        if (deadline != null && deadline.isExpired()) {
+            return reject(deadlineExceeded());
+        }
+        return new Admission(false, null, route.get(), token, principal.get(), deadline);
     }
 
     private static Admission reject(StoredResponse problem) {
-        return new Admission(false, problem, null, null, null);
+        return new Admission(false, problem, null, null, null, null);
+    }
+
+    private static StoredResponse deadlineExceeded() {
+        return Problem.of(504, "deadline-exceeded", "Deadline exceeded", "the time the request's "
+                + RequestTimeoutHeader.NAME + " gave ran out before it was processed; nothing was stored and nothing"
+                + " ran, so it may be sent again with the same Idempotency-Key");
     }
 
     /** The headers of a rejection whose body could not be drained ({@code unread} holds more than the limit). */
@@ -174,8 +198,10 @@ public final class Processor {
         } catch (InvalidRequestException e) {
             return new Prepared(null, new Reply(invalidRequest(e), Map.of()));
         }
+        CallOptions options = admission.deadline() == null ? config.callOptions()
+                : config.callOptions().withDeadline(admission.deadline());
         return new Prepared(new HandlerExecution.Call(request, admission.route(), method + " " + admission.route(),
-                path, key, material, config.callOptions()), null);
+                path, key, material, options), null);
     }
 
     /** The most response bytes a handler's buffered response keeps. */
@@ -261,9 +287,21 @@ public final class Processor {
                     "this attempt outlived its lease and another attempt took over; retry to get its outcome",
                     Duration.ofSeconds(1), Map.of());
         }
+        if (e instanceof DeadlineExceededException) {
+            return deadlineExceeded();
+        }
         if (e instanceof FinalFailureException r) {
             // The first call and its replays get the same answer (same slug, kept for compatibility).
             return Problem.of(r.httpStatus(), "replayed-failure", "Request failed", r.detail(), null, Map.of("code", r.code()));
+        }
+        if (e instanceof OutcomeUnreadableException r) {
+            // The key id and the reason are for the operator, not the client.
+            LOG.log(System.Logger.Level.WARNING, "the stored response of an idempotent " + r.key().operation()
+                    + " request cannot be read (" + r.reason() + (r.keyId() == null ? "" : ", key id " + r.keyId())
+                    + "); answering 500 outcome-unreadable");
+            return Problem.of(r.httpStatus(), "outcome-unreadable", "Stored outcome unreadable",
+                    "the request was processed but its stored response cannot be read; it will not be processed"
+                            + " again");
         }
         if (e instanceof OutcomeNotStoredException r) {
             return Problem.of(r.httpStatus(), "outcome-not-stored", "Outcome not stored",
@@ -315,7 +353,7 @@ public final class Processor {
         field(out, request.method().getBytes(StandardCharsets.UTF_8));
         field(out, path.getBytes(StandardCharsets.UTF_8));
         field(out, request.query().getBytes(StandardCharsets.UTF_8));
-        if (body.length > 0 && isJson(request.header("Content-Type").orElse(""))) {
+        if (body.length > 0 && MediaTypes.isJson(request.header("Content-Type").orElse(""))) {
             out.write('J');
             field(out, CanonicalJson.canonicalize(body, config.excludedFromFingerprint()));
         } else {
@@ -332,12 +370,6 @@ public final class Processor {
         out.write(n >>> 8);
         out.write(n);
         out.writeBytes(bytes);
-    }
-
-    static boolean isJson(String contentType) {
-        int semi = contentType.indexOf(';');
-        String mime = (semi < 0 ? contentType : contentType.substring(0, semi)).strip().toLowerCase(Locale.ROOT);
-        return mime.equals("application/json") || (mime.startsWith("application/") && mime.endsWith("+json"));
     }
 
     /** Scope and operation must be 1..200 characters without controls; longer ones are replaced by a digest. */

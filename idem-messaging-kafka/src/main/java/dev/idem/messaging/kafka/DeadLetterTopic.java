@@ -5,8 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
@@ -16,10 +14,13 @@ import org.apache.kafka.common.header.Headers;
 
 /**
  * Parks a poison record on a dead-letter topic ({@code <topic>.DLT} by default): same key,
- * value and headers, plus {@link KafkaHeaders#DLT_ORIGINAL_TOPIC}, {@link KafkaHeaders#DLT_ORIGINAL_PARTITION},
- * {@link KafkaHeaders#DLT_ORIGINAL_OFFSET}, {@link KafkaHeaders#DLT_REASON} and
- * {@link KafkaHeaders#DLT_MESSAGE}. {@link #park} returns once the broker acknowledged the send
- * (configure the producer with {@code acks=all}). The producer is the caller's; never closed here.
+ * value and headers, plus {@link KafkaHeaders#DLT_ID}, {@link KafkaHeaders#DLT_ORIGINAL_TOPIC},
+ * {@link KafkaHeaders#DLT_ORIGINAL_PARTITION}, {@link KafkaHeaders#DLT_ORIGINAL_OFFSET},
+ * {@link KafkaHeaders#DLT_REASON} and {@link KafkaHeaders#DLT_MESSAGE}. {@link #park} returns once
+ * the broker acknowledged the send (configure the producer with {@code acks=all}); the timeout
+ * bounds the whole step, the producer's own blocking included ({@link BoundedSend}). A record
+ * parked again (its parking's answer was lost, or the acknowledgement after it failed) carries
+ * the same {@link KafkaHeaders#DLT_ID}. The producer is the caller's; never closed here.
  */
 final class DeadLetterTopic implements PoisonRecordHandler {
     private static final int MAX_MESSAGE = 1000;
@@ -42,6 +43,7 @@ final class DeadLetterTopic implements PoisonRecordHandler {
         for (Header h : record.headers()) {
             headers.add(h);
         }
+        headers.add(KafkaHeaders.DLT_ID, utf8(id(record)));
         headers.add(KafkaHeaders.DLT_ORIGINAL_TOPIC, utf8(record.topic()));
         headers.add(KafkaHeaders.DLT_ORIGINAL_PARTITION, utf8(Integer.toString(record.partition())));
         headers.add(KafkaHeaders.DLT_ORIGINAL_OFFSET, utf8(Long.toString(record.offset())));
@@ -49,11 +51,12 @@ final class DeadLetterTopic implements PoisonRecordHandler {
         String message = String.valueOf(reason.getMessage());
         headers.add(KafkaHeaders.DLT_MESSAGE, utf8(message.length() <= MAX_MESSAGE ? message
                 : message.substring(0, MAX_MESSAGE)));
-        try {
-            producer.send(out).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
-        }
+        BoundedSend.send(producer, out, timeout);
+    }
+
+    /** The record's stable id: {@code <topic>-<partition>-<offset>}, the same on every copy parked. */
+    static String id(ConsumerRecord<?, ?> record) {
+        return record.topic() + "-" + record.partition() + "-" + record.offset();
     }
 
     private static byte[] utf8(String s) {

@@ -10,12 +10,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -36,7 +34,10 @@ import org.apache.kafka.common.errors.WakeupException;
  * After any failure (inbox, parking, or the commit itself, for example a
  * {@code TimeoutException} or {@code RebalanceInProgressException}) every partition of the poll
  * that is still assigned is sought back to its first record whose offset was not committed, so
- * the next poll delivers it again and no later commit can pass over it.
+ * the next poll delivers it again and no later commit can pass over it. A partition revoked in
+ * the meantime (the new group protocol's client may revoke one in the background, between
+ * {@code assignment()} and the {@code seek}) is skipped, and the others are still sought: its
+ * next owner starts from its committed offset.
  *
  * <h2>What is promised</h2>
  * A record is never committed before the inbox completed it or it was parked, so no record is
@@ -134,7 +135,7 @@ public final class KafkaInboxHandler<R> {
             }
         }
         if (failure != null) {
-            seekBack(consumer, records, done);
+            seekBack(consumer, records, done, failure);
             LOG.log(Level.DEBUG, "kafka inbox: {0} of {1} records committed; the rest is redelivered: {2}",
                     committed, records.count(), failure);
             if (failure instanceof WakeupException || failure instanceof InterruptException) {
@@ -147,28 +148,26 @@ public final class KafkaInboxHandler<R> {
     /** Handles one record; true if it was poison and parked. */
     private boolean handleOne(ConsumerRecord<byte[], byte[]> record) {
         try {
-            inbox.handle(source(record), eventId(record), record.value() == null ? new byte[0] : record.value());
+            inbox.handle(KafkaRecords.source(record), KafkaRecords.eventId(record), KafkaRecords.payload(record));
             return false;
         } catch (PoisonMessageException e) {
-            try {
-                poison.park(record, e);
-            } catch (RuntimeException parkFailure) {
-                parkFailure.addSuppressed(e);
-                throw parkFailure;
-            } catch (Exception parkFailure) {
-                IllegalStateException wrapped = new IllegalStateException("could not park poison record "
-                        + record.topic() + "-" + record.partition() + "@" + record.offset(), parkFailure);
-                wrapped.addSuppressed(e);
-                throw wrapped;
-            }
+            KafkaRecords.park(poison, record, e);
             LOG.log(Level.WARNING, "kafka inbox: parked poison record {0}-{1}@{2}: {3}", record.topic(),
                     record.partition(), record.offset(), e.getMessage());
             return true;
         }
     }
 
+    /**
+     * Seeks each still-assigned partition of the poll back to its first uncommitted record. With
+     * the new group protocol ({@code group.protocol=consumer}) the client may revoke a partition in
+     * the background, between {@code assignment()} and a {@code seek}, which then throws
+     * {@link IllegalStateException}: that partition's next owner starts from its committed offset,
+     * so it is skipped, and the others are still sought. A seek that fails for a partition still
+     * assigned is added to the poll's failure.
+     */
     private static void seekBack(Consumer<byte[], byte[]> consumer, ConsumerRecords<byte[], byte[]> records,
-            Map<TopicPartition, OffsetAndMetadata> committed) {
+            Map<TopicPartition, OffsetAndMetadata> committed, RuntimeException failure) {
         Set<TopicPartition> assigned = new HashSet<>(consumer.assignment());
         for (TopicPartition partition : records.partitions()) {
             if (!assigned.contains(partition)) {
@@ -176,7 +175,14 @@ public final class KafkaInboxHandler<R> {
             }
             OffsetAndMetadata at = committed.get(partition);
             List<ConsumerRecord<byte[], byte[]>> polled = records.records(partition);
-            consumer.seek(partition, at != null ? at.offset() : polled.get(0).offset());
+            try {
+                consumer.seek(partition, at != null ? at.offset() : polled.get(0).offset());
+            } catch (IllegalStateException e) {
+                if (consumer.assignment().contains(partition)) {
+                    failure.addSuppressed(e);
+                }
+                // else revoked in the background since assignment() was read: as above
+            }
         }
     }
 
@@ -188,108 +194,22 @@ public final class KafkaInboxHandler<R> {
         return failure;
     }
 
-    private static String source(ConsumerRecord<byte[], byte[]> record) {
-        String s = KafkaHeaders.text(record.headers(), KafkaHeaders.SOURCE);
-        return s != null ? s : record.topic();
-    }
-
-    private static String eventId(ConsumerRecord<byte[], byte[]> record) {
-        String id = KafkaHeaders.text(record.headers(), KafkaHeaders.EVENT_ID);
-        return id != null ? id : record.topic() + "-" + record.partition() + "-" + record.offset();
-    }
-
     /**
      * Validating builder: each setter checks its argument at once and may be called once;
      * exactly one of {@link #deadLetterTopic} and {@link #onPoison} is required.
      *
      * @param <R> the inbox's result type
      */
-    public static final class Builder<R> {
+    public static final class Builder<R> extends HandlerBuilder<Builder<R>> {
         private final Inbox<R> inbox;
-        private final Set<String> set = new HashSet<>();
         private PoisonRecordHandler poison;
-        private Duration commitTimeout = Duration.ofSeconds(30);
-        private Duration sendTimeout = Duration.ofSeconds(30);
-        private Producer<byte[], byte[]> producer;
-        private UnaryOperator<String> naming;
 
         private Builder(Inbox<R> inbox) {
             this.inbox = inbox;
         }
 
-        private void once(String name) {
-            if (!set.add(name)) {
-                throw new IllegalStateException(name + " was already set");
-            }
-        }
-
-        private static Duration positive(String name, Duration d) {
-            Objects.requireNonNull(d, name);
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive but was " + d);
-            }
-            return d;
-        }
-
-        /**
-         * Parks poison records on the dead-letter topic {@code <topic>.DLT} through
-         * {@code producer} (byte-array keys and values; use {@code acks=all}), with the original
-         * topic, partition, offset and reason in headers (see {@link KafkaHeaders}).
-         *
-         * @param producer the producer; the caller's, never closed here
-         * @return this builder
-         */
-        public Builder<R> deadLetterTopic(Producer<byte[], byte[]> producer) {
-            return deadLetterTopic(producer, topic -> topic + ".DLT");
-        }
-
-        /**
-         * Like {@link #deadLetterTopic(Producer)}, with the dead-letter topic named by {@code naming}.
-         *
-         * @param producer the producer; the caller's, never closed here
-         * @param naming the dead-letter topic for a record's topic
-         * @return this builder
-         */
-        public Builder<R> deadLetterTopic(Producer<byte[], byte[]> producer, UnaryOperator<String> naming) {
-            once("poison");
-            this.producer = Objects.requireNonNull(producer, "producer");
-            this.naming = Objects.requireNonNull(naming, "naming");
-            return this;
-        }
-
-        /**
-         * Parks poison records with {@code handler} instead of a dead-letter topic.
-         *
-         * @param handler the handler
-         * @return this builder
-         */
-        public Builder<R> onPoison(PoisonRecordHandler handler) {
-            once("poison");
-            this.poison = Objects.requireNonNull(handler, "onPoison");
-            return this;
-        }
-
-        /**
-         * How long {@code commitSync} may take before it counts as failed (default 30 s).
-         *
-         * @param timeout positive
-         * @return this builder
-         */
-        public Builder<R> commitTimeout(Duration timeout) {
-            once("commitTimeout");
-            this.commitTimeout = positive("commitTimeout", timeout);
-            return this;
-        }
-
-        /**
-         * How long a dead-letter send may wait for the broker's acknowledgement (default 30 s).
-         *
-         * @param timeout positive
-         * @return this builder
-         */
-        public Builder<R> deadLetterTimeout(Duration timeout) {
-            once("deadLetterTimeout");
-            this.sendTimeout = positive("deadLetterTimeout", timeout);
+        @Override
+        Builder<R> self() {
             return this;
         }
 
@@ -300,13 +220,7 @@ public final class KafkaInboxHandler<R> {
          * @throws IllegalStateException if neither a dead-letter topic nor a poison handler was given
          */
         public KafkaInboxHandler<R> build() {
-            if (producer != null) {
-                poison = new DeadLetterTopic(producer, naming, sendTimeout);
-            }
-            if (poison == null) {
-                throw new IllegalStateException("a place for poison records is required: deadLetterTopic(producer)"
-                        + " or onPoison(handler)");
-            }
+            poison = poison();
             return new KafkaInboxHandler<>(this);
         }
     }

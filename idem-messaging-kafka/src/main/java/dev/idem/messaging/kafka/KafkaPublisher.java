@@ -5,8 +5,6 @@ import dev.idem.outbox.jdbc.Publisher;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -16,7 +14,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * order), the payload is the value, and headers carry the event id ({@link KafkaHeaders#EVENT_ID})
  * and the source ({@link KafkaHeaders#SOURCE}). {@link #publish} returns once the broker
  * acknowledged the send (configure the producer with {@code acks=all} for durability) and
- * throws if it did not within the timeout. The producer is the caller's; it is never closed here.
+ * throws if it did not within the timeout, which bounds the whole send: the producer's own
+ * blocking for metadata or buffer memory ({@code max.block.ms}) included. The producer is the
+ * caller's; it is never closed here.
  */
 public final class KafkaPublisher implements Publisher {
     private final Producer<byte[], byte[]> producer;
@@ -45,10 +45,6 @@ public final class KafkaPublisher implements Publisher {
         ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(record.topic(), key, record.payload());
         out.headers().add(KafkaHeaders.EVENT_ID, record.eventId().getBytes(StandardCharsets.UTF_8));
         out.headers().add(KafkaHeaders.SOURCE, source.getBytes(StandardCharsets.UTF_8));
-        try {
-            producer.send(out).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
-        }
+        BoundedSend.send(producer, out, timeout);
     }
 }

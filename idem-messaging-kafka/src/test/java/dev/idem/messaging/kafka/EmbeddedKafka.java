@@ -22,7 +22,7 @@ import org.apache.kafka.server.common.MetadataVersion;
  * {@link KafkaRaftServer} starts. {@link #shared()} is started once per test JVM on first use
  * and stopped by a shutdown hook; a test may stop and restart it (test classes run one at a
  * time), or start a broker of its own with {@link #start()}. Settings are the smallest that work on one node (replication factor 1, one
- * offsets partition, no rebalance delay). A restart keeps the log directory and the ports.
+ * offsets partition, no rebalance delay), with share groups on. A restart keeps the log directory and the ports.
  */
 final class EmbeddedKafka implements AutoCloseable {
     private static final class Holder {
@@ -76,6 +76,18 @@ final class EmbeddedKafka implements AutoCloseable {
             p.put("group.initial.rebalance.delay.ms", "0");
             p.put("auto.create.topics.enable", "true");
             p.put("log.flush.interval.messages", "1");
+            // Share groups (KIP-932; on by default from metadata version 4.2): their state topic
+            // on one node, and record locks the tests may shorten to a second per group.
+            p.put("share.coordinator.state.topic.replication.factor", "1");
+            p.put("share.coordinator.state.topic.min.isr", "1");
+            p.put("share.coordinator.state.topic.num.partitions", "1");
+            p.put("group.share.min.record.lock.duration.ms", "1000");
+            // Members get their assignment in well under a second, and a killed one leaves in seconds.
+            p.put("group.share.min.heartbeat.interval.ms", "200");
+            p.put("group.share.heartbeat.interval.ms", "200");
+            p.put("group.share.assignment.interval.ms", "100");
+            p.put("group.share.min.session.timeout.ms", "6000");
+            p.put("group.share.session.timeout.ms", "6000");
             KafkaConfig config = KafkaConfig.fromProps(p, false);
             new Formatter().setPrintStream(new PrintStream(PrintStream.nullOutputStream()))
                     .setNodeId(1).setClusterId(Uuid.randomUuid().toString())
@@ -131,7 +143,7 @@ final class EmbeddedKafka implements AutoCloseable {
         stop();
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }

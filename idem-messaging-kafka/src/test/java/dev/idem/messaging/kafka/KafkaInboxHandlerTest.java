@@ -2,6 +2,7 @@ package dev.idem.messaging.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.messaging.Inbox;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -22,9 +24,11 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -83,6 +87,22 @@ class KafkaInboxHandlerTest {
         return results;
     }
 
+    /**
+     * A new group reads the topic's one partition until {@code booked} events are in the ledger
+     * and its committed offset reached the end; returns every poll's result.
+     */
+    private List<PollResult> readUntilBooked(KafkaInboxHandler<?> handler, String topic, int booked) {
+        String group = "ledger-" + UUID.randomUUID();
+        List<TopicPartition> partitions = Kafka.partitions(topic, 1);
+        try (KafkaConsumer<byte[], byte[]> consumer = KAFKA.consumer(group)) {
+            consumer.assign(partitions);
+            List<PollResult> results = pollUntil(handler, consumer,
+                    () -> ledger.size() == booked && KAFKA.drained(group, partitions));
+            assertThat(KAFKA.drained(group, partitions)).as("the group committed past every record").isTrue();
+            return results;
+        }
+    }
+
     static Stream<Arguments> commitFaults() {
         return Stream.of(
                 Arguments.of("times out", FaultyConsumer.Fault.before(new TimeoutException("commit timed out"))),
@@ -129,19 +149,12 @@ class KafkaInboxHandlerTest {
         send(topic, 0, "big-3", bytes("{\"n\":\"" + "x".repeat(200) + "\"}")); // over maxRequestBytes
         send(topic, 0, "ok-4", bytes("{\"n\":4}"));
         KafkaInboxHandler<Integer> handler = KafkaInboxHandler.builder(inbox(100)).deadLetterTopic(producer).build();
-        String group = "ledger-" + UUID.randomUUID();
-        List<TopicPartition> partitions = Kafka.partitions(topic, 1);
-        List<PollResult> results;
-        try (KafkaConsumer<byte[], byte[]> consumer = KAFKA.consumer(group)) {
-            consumer.assign(partitions);
-            results = pollUntil(handler, consumer, () -> ledger.size() == 3 && KAFKA.drained(group, partitions));
-        }
+        List<PollResult> results = readUntilBooked(handler, topic, 3);
 
         assertThat(ledger.keySet()).containsExactlyInAnyOrder("ok-0", "ok-2", "ok-4");
         assertThat(ledger.values()).allSatisfy(n -> assertThat(n).hasValue(1));
         assertThat(results.stream().mapToInt(PollResult::parked).sum()).isEqualTo(2);
         assertThat(results).allSatisfy(r -> assertThat(r.failed()).isFalse());
-        assertThat(KAFKA.drained(group, partitions)).isTrue();
         List<ConsumerRecord<byte[], byte[]>> dead = new ArrayList<>(KAFKA.read(topic + ".DLT", 2));
         dead.sort(java.util.Comparator.comparing(r -> KafkaHeaders.text(r.headers(), KafkaHeaders.DLT_ORIGINAL_OFFSET)));
         assertThat(dead).hasSize(2);
@@ -173,18 +186,100 @@ class KafkaInboxHandlerTest {
             }
             parked.add(r.offset());
         }).build();
-        String group = "ledger-" + UUID.randomUUID();
-        List<TopicPartition> partitions = Kafka.partitions(topic, 1);
-        List<PollResult> results;
-        try (KafkaConsumer<byte[], byte[]> consumer = KAFKA.consumer(group)) {
-            consumer.assign(partitions);
-            results = pollUntil(handler, consumer, () -> ledger.size() == 2 && KAFKA.drained(group, partitions));
-        }
+        List<PollResult> results = readUntilBooked(handler, topic, 2);
 
         assertThat(results).anySatisfy(r -> assertThat(r.failure()).hasRootCauseMessage("parking lot full"));
         assertThat(parked).containsExactly(1L);
         assertThat(ledger.keySet()).containsExactlyInAnyOrder("ok-0", "ok-2");
         assertThat(ledger.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+    }
+
+    @Test
+    void deadLetterTimeoutBoundsTheWholeDeadLetterStepEvenWhenTheDeadLetterBrokerIsUnreachable() throws Exception {
+        String topic = KAFKA.topic("dlt-unreachable", 1);
+        send(topic, 0, "", bytes("1"));                                // poison: empty event id
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + EmbeddedKafka.freePort()); // nobody listens
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "300000");          // the producer alone would wait 5 minutes
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        String group = "ledger-" + UUID.randomUUID();
+        List<TopicPartition> partitions = Kafka.partitions(topic, 1);
+        try (KafkaProducer<byte[], byte[]> unreachable = new KafkaProducer<>(p);
+                KafkaConsumer<byte[], byte[]> consumer = KAFKA.consumer(group)) {
+            KafkaInboxHandler<Integer> handler = KafkaInboxHandler.builder(inbox(1024)).deadLetterTopic(unreachable)
+                    .deadLetterTimeout(Duration.ofSeconds(1)).build();
+            consumer.assign(partitions);
+            // Before the fix the send blocked for the producer's max.block.ms, whatever deadLetterTimeout said.
+            PollResult failed = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                PollResult r = PollResult.EMPTY;
+                for (int poll = 0; poll < 100 && !r.failed(); poll++) {
+                    r = handler.pollOnce(consumer, Duration.ofMillis(100));
+                }
+                return r;
+            });
+            assertThat(failed.failure()).hasRootCauseInstanceOf(java.util.concurrent.TimeoutException.class);
+            assertThat(failed.committed()).isZero();
+        }
+        assertThat(KAFKA.drained(group, Kafka.partitions(topic, 1))).as("the poison record was not passed").isFalse();
+    }
+
+    @Test
+    void aLostDeadLetterAcknowledgementParksTheRecordAgainWithTheSameDeadLetterId() throws Exception {
+        String topic = KAFKA.topic("dlt-lost-ack", 1);
+        send(topic, 0, "ok-0", bytes("0"));
+        send(topic, 0, "", bytes("1"));
+        send(topic, 0, "ok-2", bytes("2"));
+        // The first dead-letter send reaches the broker, then its answer is lost.
+        KafkaInboxHandler<Integer> handler = KafkaInboxHandler.builder(inbox(1024))
+                .deadLetterTopic(LosingProducer.wrap(producer, n -> n == 1)).build();
+        List<PollResult> results = readUntilBooked(handler, topic, 2);
+
+        assertThat(results).anySatisfy(r -> assertThat(r.failure()).hasStackTraceContaining("the answer was lost"));
+        assertThat(ledger.keySet()).containsExactlyInAnyOrder("ok-0", "ok-2");
+        assertThat(ledger.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+        // As the README says: parked again when the parking's answer is lost; both copies carry one id.
+        List<ConsumerRecord<byte[], byte[]>> dead = KAFKA.read(topic + ".DLT", 2);
+        assertThat(dead).hasSize(2);
+        assertThat(dead).extracting(r -> KafkaHeaders.text(r.headers(), KafkaHeaders.DLT_ID))
+                .containsExactly(topic + "-0-1", topic + "-0-1");
+    }
+
+    @Test
+    void aPartitionRevokedInTheBackgroundBeforeItsSeekLeavesTheOtherPartitionsSoughtBack() throws Exception {
+        String topic = KAFKA.topic("revoked-seek", 2);
+        for (int i = 0; i < 10; i++) {
+            send(topic, i % 2, "evt-" + i, bytes("{\"n\":" + i + "}"));
+        }
+        KafkaInboxHandler<Integer> handler = KafkaInboxHandler.builder(inbox(1024)).onPoison((r, e) -> {
+            throw new AssertionError("no poison here", e);
+        }).commitTimeout(Duration.ofSeconds(10)).build();
+        String group = "ledger-" + UUID.randomUUID();
+        List<TopicPartition> partitions = Kafka.partitions(topic, 2);
+        int escaped = 0;
+        // The new group protocol's consumer, whose partitions the client may change in the background.
+        try (KafkaConsumer<byte[], byte[]> real = KAFKA.consumer(group, Map.of("group.protocol", "consumer"))) {
+            // The commit of the first poll that holds both partitions times out, so both must be sought
+            // back; the first of them is revoked between assignment() and its seek().
+            RevokingConsumer consumer = new RevokingConsumer(real);
+            consumer.assign(partitions);
+            for (int poll = 0; poll < 150 && !(ledger.size() == 10 && KAFKA.drained(group, partitions)); poll++) {
+                try {
+                    handler.pollOnce(consumer.proxy(), Duration.ofMillis(100));
+                } catch (IllegalStateException e) {
+                    escaped++;                 // before the fix: the revoked partition's seek threw out of the poll
+                }
+                if (consumer.revoked() != null && real.assignment().size() == 1) {
+                    real.assign(partitions);   // the group hands it back: it resumes from its committed offset
+                }
+            }
+            assertThat(consumer.revoked()).as("a partition was revoked between assignment() and seek()").isNotNull();
+            assertThat(consumer.sought()).as("the other partition was sought back").isNotEmpty();
+        }
+        assertThat(escaped).isZero();
+        assertThat(ledger).hasSize(10);
+        assertThat(ledger.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+        assertThat(KAFKA.drained(group, partitions)).isTrue();
     }
 
     @Test

@@ -11,8 +11,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
@@ -29,12 +31,21 @@ import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
  * schedule its next attempt after a full-jitter backoff drawn by idem-client's
  * {@link RetryPolicy} ({@code random(0, min(maxDelay, baseDelay * 2^(attempt-1)))}), or after
  * {@code maxAttempts} failures mark it dead (state {@code F}); then commit. Only then do the
- * batch's counts go to the {@link RelayListener}, and dead rows to the dead-letter callback, in
- * a second transaction that marks each one reported (state {@code D}). Several relays (threads
+ * batch's counts go to the {@link RelayListener}, and dead rows to the dead-letter callback, each
+ * in a transaction of its own that marks it reported (state {@code D}). Several relays (threads
  * or processes) therefore claim disjoint batches: a row locked by one relay is skipped by the
  * others, never waited for and never published by two relays at once. SKIP LOCKED is used on PostgreSQL, MySQL 8 / MariaDB 10.6+ and H2 2.x alike; H2
  * skips more than the locked rows under {@code ORDER BY ... LIMIT} (a second relay may find
  * nothing while the first holds a batch), which costs parallelism but never correctness.
+ *
+ * <h2>A commit whose answer is lost</h2>
+ * If the commit throws (the connection broke, the database answered with an error), it may or
+ * may not have landed. The relay then re-reads the rows the batch wrote ({@code FOR UPDATE SKIP
+ * LOCKED}, so a row still held by the lost transaction is not taken as an answer): rows that hold
+ * exactly what the batch wrote settle it as committed, and {@link #runOnce()} returns as if the
+ * commit had answered; rows that hold what they held before settle it as rolled back; otherwise
+ * the outcome stays unknown. The listener gets the settled outcome ({@link RelayBatch#outcome()}),
+ * so counts follow what the table says.
  *
  * <h2>Crashes</h2>
  * If the relay dies (or the {@code Publisher} throws an {@link Error}) after publishing and
@@ -96,12 +107,14 @@ public final class Relay {
 
     /**
      * Publishes one batch of due rows, then hands the rows whose dead mark committed to the
-     * dead-letter callback. The listener hears of the batch after its transaction ended.
+     * dead-letter callback. The listener hears of the batch after its transaction ended. If the
+     * commit fails, the rows the batch wrote are re-read to settle whether it landed (see
+     * {@link RelayBatch}): a commit that landed returns normally, as if it had answered.
      *
      * @return how many rows the batch held (published, rescheduled or dead-lettered); 0 when
      *     nothing was due
-     * @throws org.jdbi.v3.core.JdbiException if the database fails (nothing is marked; the
-     *     rows are published again later)
+     * @throws org.jdbi.v3.core.JdbiException if the database fails and the batch rolled back or
+     *     its outcome stayed unknown (nothing more is marked; rolled-back rows are published again later)
      */
     public int runOnce() {
         OutboxSql sql = outbox.sql();
@@ -115,40 +128,96 @@ public final class Relay {
                 for (OutboxRecord record : batch) {
                     publishOne(h, sql, record, tally);
                 }
+                tally.written = true;
             });
-        } catch (RuntimeException | Error e) {
-            // Rolled back (or, if the commit itself failed, unknown): no dead mark is known to have
-            // committed, so no callback now; a mark that did commit is reported by a later batch.
-            report(tally, false, start, e);
+        } catch (RuntimeException e) {
+            if (!tally.written || settle(sql, tally) != RelayBatch.Outcome.COMMITTED) {
+                report(tally, tally.written ? tally.outcome : RelayBatch.Outcome.ROLLED_BACK, start, e);
+                throw e;
+            }
+            LOG.log(Level.WARNING, "outbox relay: the commit of a batch of {0} rows failed, but re-reading them"
+                    + " showed it landed: {1}", tally.claimed, String.valueOf(e));
+            report(tally, RelayBatch.Outcome.COMMITTED, start, e);
+            reportDeadLetters(sql);
+            return tally.claimed;
+        } catch (Error e) {
+            // The process is going down (or the publisher threw an Error and the batch rolled back):
+            // no settling; a dead mark that did commit is reported by a later batch.
+            report(tally, tally.written ? RelayBatch.Outcome.UNKNOWN : RelayBatch.Outcome.ROLLED_BACK, start, e);
             throw e;
         }
         if (tally.claimed > 0) {
-            report(tally, true, start, null);
+            report(tally, RelayBatch.Outcome.COMMITTED, start, null);
         }
         reportDeadLetters(sql);
         return tally.claimed;
     }
 
     /**
-     * Hands dead rows whose mark committed (state F) to the callback, each in the transaction
+     * Settles a batch whose commit failed after its writes, by re-reading its rows with {@code FOR
+     * UPDATE SKIP LOCKED}: a row still locked is skipped (its transaction may yet commit), a row
+     * holding exactly what the batch wrote (state, attempts, and the sent or due time) shows the
+     * transaction landed, any other row shows it did not (a transaction lands whole or not at all).
+     * Records the outcome in the tally, {@link RelayBatch.Outcome#UNKNOWN} if no row decides it or
+     * the rows cannot be read.
+     */
+    private RelayBatch.Outcome settle(OutboxSql sql, Tally tally) {
+        tally.outcome = RelayBatch.Outcome.UNKNOWN;
+        if (tally.writes.isEmpty()) {
+            tally.outcome = RelayBatch.Outcome.ROLLED_BACK; // it wrote nothing: nothing took effect
+            return tally.outcome;
+        }
+        Map<Long, Write> byId = new HashMap<>();
+        for (Write w : tally.writes) {
+            byId.put(w.id, w);
+        }
+        try {
+            List<Boolean> ours = outbox.jdbi().inTransaction(TransactionIsolationLevel.READ_COMMITTED, h ->
+                    h.createQuery(sql.settle).bindList("ids", new ArrayList<>(byId.keySet()))
+                            .map((rs, ctx) -> byId.get(rs.getLong("id")).matches(rs)).list());
+            boolean landed = ours.contains(Boolean.TRUE);
+            boolean notLanded = ours.contains(Boolean.FALSE);
+            if (landed != notLanded) {
+                tally.outcome = landed ? RelayBatch.Outcome.COMMITTED : RelayBatch.Outcome.ROLLED_BACK;
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "outbox relay: the rows of a batch whose commit failed could not be re-read;"
+                    + " its outcome is unknown", e);
+        }
+        return tally.outcome;
+    }
+
+    /**
+     * Hands dead rows whose mark committed (state F) to the callback, each in its own transaction
      * that then marks it reported (state D): after a crash between the two, the next batch of any
-     * relay hands it over again, so a dead letter is never lost and repeated only then.
+     * relay hands that one row over again, so a dead letter is never lost and only the one in
+     * flight is repeated. A row whose callback threw is left for the next batch.
      */
     private void reportDeadLetters(OutboxSql sql) {
-        outbox.jdbi().useTransaction(TransactionIsolationLevel.READ_COMMITTED, h -> {
-            List<OutboxRecord> dead = h.createQuery(sql.claimDead).bind("limit", batchSize)
-                    .map((rs, ctx) -> record(rs, 0)).list();
-            for (OutboxRecord record : dead) {
+        long after = Long.MIN_VALUE;
+        for (int n = 0; n < batchSize; n++) {
+            long from = after;
+            Long handed = outbox.jdbi().inTransaction(TransactionIsolationLevel.READ_COMMITTED, h -> {
+                OutboxRecord record = h.createQuery(sql.claimDead).bind("after", from).bind("limit", 1)
+                        .map((rs, ctx) -> record(rs, 0)).findOne().orElse(null);
+                if (record == null) {
+                    return null;
+                }
                 try {
                     onDeadLetter.accept(record);
                 } catch (RuntimeException e) {
                     LOG.log(Level.WARNING, "outbox dead-letter callback threw for " + record.eventId()
                             + "; it is called again after the next batch", e);
-                    continue;
+                    return record.id();
                 }
                 h.createUpdate(sql.markReported).bind("id", record.id()).execute();
+                return record.id();
+            });
+            if (handed == null) {
+                return;
             }
-        });
+            after = handed;
+        }
     }
 
     private static OutboxRecord record(ResultSet rs, int nextAttempt) throws SQLException {
@@ -157,9 +226,9 @@ public final class Relay {
                 Instant.ofEpochMilli(rs.getLong("created_at")));
     }
 
-    private void report(Tally tally, boolean committed, long start, Throwable failure) {
+    private void report(Tally tally, RelayBatch.Outcome outcome, long start, Throwable failure) {
         try {
-            listener.onBatch(new RelayBatch(committed, tally.claimed, tally.sent, tally.retried.size(),
+            listener.onBatch(new RelayBatch(outcome, tally.claimed, tally.sent, tally.retried.size(),
                     tally.dead, tally.retried, Duration.ofNanos(ticker.read() - start), failure));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "outbox relay listener threw", e);
@@ -172,13 +241,36 @@ public final class Relay {
         int sent;
         final List<Duration> retried = new ArrayList<>();
         int dead;
+        /** Each row's new state as the batch wrote it, to settle a commit whose answer was lost. */
+        final List<Write> writes = new ArrayList<>();
+        /** Every row was written; a failure after this is the commit's. */
+        boolean written;
+        RelayBatch.Outcome outcome = RelayBatch.Outcome.UNKNOWN;
+    }
+
+    /** One row as a batch wrote it: its state, attempts and, for a sent or rescheduled row, the time. */
+    private record Write(long id, String state, int attempts, long at) {
+        boolean matches(ResultSet rs) throws SQLException {
+            String now = rs.getString("state").trim();
+            boolean sameState = state.equals("F") ? now.equals("F") || now.equals("D") : now.equals(state);
+            if (!sameState || rs.getInt("attempts") != attempts) {
+                return false;
+            }
+            return switch (state) {
+                case "S" -> rs.getLong("sent_at") == at;
+                case "P" -> rs.getLong("available_at") == at;
+                default -> true;
+            };
+        }
     }
 
     private void publishOne(Handle h, OutboxSql sql, OutboxRecord record, Tally tally) {
         Exception failure;
         try {
             publisher.publish(record);
-            h.createUpdate(sql.markSent).bind("now", clock.millis()).bind("id", record.id()).execute();
+            long now = clock.millis();
+            h.createUpdate(sql.markSent).bind("now", now).bind("id", record.id()).execute();
+            tally.writes.add(new Write(record.id(), "S", record.attempt(), now));
             tally.sent++;
             return;
         } catch (Exception e) {
@@ -187,14 +279,16 @@ public final class Relay {
         String error = truncate(String.valueOf(failure));
         if (record.attempt() >= maxAttempts) {
             h.createUpdate(sql.markDead).bind("error", error).bind("id", record.id()).execute();
+            tally.writes.add(new Write(record.id(), "F", record.attempt(), 0));
             LOG.log(Level.ERROR, "outbox message {0} ({1}) is dead after {2} attempts: {3}", record.eventId(),
                     record.topic(), record.attempt(), error);
             tally.dead++;
             return;
         }
         long delay = backoff.backoff(record.attempt() - 1, null).toMillis();
-        h.createUpdate(sql.markRetry).bind("availableAt", clock.millis() + delay).bind("error", error)
-                .bind("id", record.id()).execute();
+        long due = clock.millis() + delay;
+        h.createUpdate(sql.markRetry).bind("availableAt", due).bind("error", error).bind("id", record.id()).execute();
+        tally.writes.add(new Write(record.id(), "P", record.attempt(), due));
         tally.retried.add(Duration.ofMillis(delay));
         LOG.log(Level.DEBUG, "outbox message {0} failed attempt {1}; next in {2} ms: {3}", record.eventId(),
                 record.attempt(), delay, error);
@@ -391,10 +485,11 @@ public final class Relay {
         /**
          * Receives each dead message after the commit that marked it dead (state {@code F}),
          * never for a row whose batch rolled back (it is pending again and may yet be sent), so
-         * never for a row that was sent. It runs in a second transaction that then marks the row
-         * reported (state {@code D}): called once per dead row, and again only if the relay dies
-         * (or the database fails) between the call and that mark's commit; an exception it throws
-         * is logged and the call repeated after the next batch.
+         * never for a row that was sent. Each call runs in a transaction of its own that then
+         * marks that row reported (state {@code D}): called once per dead row, and that row's call
+         * (only that one) again if the relay dies (or the database fails) between the call and its
+         * mark's commit, with the same {@link OutboxRecord#eventId()} (a stable id to deduplicate
+         * by); an exception it throws is logged and the call repeated after the next batch.
          *
          * @param callback the callback
          * @return this builder

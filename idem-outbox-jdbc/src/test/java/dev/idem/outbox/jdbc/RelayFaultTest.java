@@ -77,6 +77,36 @@ class RelayFaultTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
+    void aRelayDyingInADeadLetterCallbackRepeatsOnlyThatCallback(Backend backend) {
+        MutableClock clock = new MutableClock();
+        Outbox outbox = OutboxTest.outbox(backend, clock);
+        Jdbi jdbi = Jdbi.create(backend.dataSource());
+        jdbi.useTransaction(h -> {
+            for (String id : List.of("a", "b", "c")) {
+                outbox.enqueue(h, new OutboxMessage(id, "t", null, OutboxTest.bytes(id)));
+            }
+        });
+        List<String> calls = new CopyOnWriteArrayList<>();
+        AtomicInteger deaths = new AtomicInteger();
+        java.util.function.Supplier<Relay> relay = () -> outbox.relay(r -> {
+            throw new IOException("broker refused " + r.eventId());
+        }).maxAttempts(1).onDeadLetter(r -> {
+            calls.add(r.eventId());
+            if (r.eventId().equals("b") && deaths.getAndIncrement() == 0) {
+                throw new RelayConcurrencyTest.Crash(); // dies after handing b over, before marking it
+            }
+        }).build();
+
+        assertThatThrownBy(() -> relay.get().runOnce()).isInstanceOf(RelayConcurrencyTest.Crash.class);
+        relay.get().runOnce();                        // a new process takes over
+
+        // Before the fix the report of a, b and c was one transaction: the death repeated a too.
+        assertThat(calls).as("a handed over once, b again once, c once").containsExactly("a", "b", "b", "c");
+        assertThat(OutboxTest.count(jdbi, outbox, "D")).isEqualTo(3);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
     void aRelayDyingAtEachPointOfItsBatchLosesNothingAndTheInboxBooksEachEventOnce(Backend backend) {
         Map<Point, Integer> reached = new EnumMap<>(Point.class);
         for (Point point : Point.values()) {

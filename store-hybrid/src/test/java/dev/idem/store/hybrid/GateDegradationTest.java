@@ -7,10 +7,13 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
 import dev.idem.store.hybrid.HybridStoreEvent.Type;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,7 +44,7 @@ class GateDegradationTest {
         redis = GateRedis.start(port);
         client = GateRedis.client(port, 300);
         db = new StatementCounter(Databases.POSTGRES.dataSource());
-        HybridIdempotencyStore store = HybridIdempotencyStore.builder(client,
+        HybridIdempotencyStore store = HybridIdempotencyStore.builder(JedisScriptClient.of(client),
                 JdbcIdempotencyStore.builder(db.dataSource()).build())
                 .retryInterval(Duration.ofMillis(50)).listener(events).build();
         engine = IdempotencyEngine.builder().store(store).lease(Duration.ofMinutes(1)).ttl(Duration.ofMinutes(10))
@@ -75,6 +78,7 @@ class GateDegradationTest {
         assertThat(call("before").replayed()).isFalse();
         assertThat(call("before").replayed()).isTrue();
 
+        LogCapture log = new LogCapture();
         redis.stop();
         assertThat(call("before").value()).isEqualTo("done before");
         assertThat(call("during").replayed()).isFalse();
@@ -85,8 +89,23 @@ class GateDegradationTest {
         assertThat(events.events).filteredOn(e -> e.type() == Type.GATE_DOWN).first()
                 .satisfies(e -> assertThat(e.cause()).isNotNull());
 
+        // Calls go on while Redis stays down: the breaker tries it again after each retry interval.
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (events.count(Type.GATE_FAILED) < 3 && System.nanoTime() < deadline) {
+            assertThat(call("during").value()).isEqualTo("done during");
+        }
         redis = GateRedis.start(port);
         untilTheGateIsUp();
+        log.close();
+        // One line when the gate went down and one when it came back, however many calls failed in
+        // between; the stack traces only at DEBUG.
+        assertThat(events.count(Type.GATE_FAILED)).isGreaterThanOrEqualTo(3);
+        assertThat(log.at(Level.WARNING)).extracting(LogRecord::getMessage).satisfiesExactly(
+                down -> assertThat(down).startsWith("Redis gate is down ("),
+                up -> assertThat(up).startsWith("Redis gate answers again after"));
+        assertThat(log.at(Level.WARNING)).allSatisfy(r -> assertThat(r.getThrown()).isNull());
+        assertThat(log.records).filteredOn(r -> r.getThrown() != null)
+                .allSatisfy(r -> assertThat(r.getLevel()).isEqualTo(Level.FINE)).isNotEmpty();
         // Redis came back empty: the first replay of each key reads the database, then the gate answers.
         assertThat(call("during").value()).isEqualTo("done during");
         long before = db.executed();
@@ -122,7 +141,7 @@ class GateDegradationTest {
 
     @Test
     void aListenerThatThrowsChangesNothing() {
-        HybridIdempotencyStore store = HybridIdempotencyStore.builder(client,
+        HybridIdempotencyStore store = HybridIdempotencyStore.builder(JedisScriptClient.of(client),
                 JdbcIdempotencyStore.builder(db.dataSource()).build()).listener(e -> {
                     throw new IllegalStateException("broken metrics");
                 }).build();

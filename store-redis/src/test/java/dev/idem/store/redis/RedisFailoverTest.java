@@ -8,8 +8,14 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.ClaimResult.Status;
 import dev.idem.api.store.RecordState;
+import dev.idem.store.redis.jedis.JedisScriptClient;
+import dev.idem.store.tck.MutableClock;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -17,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 import redis.embedded.RedisServer;
 
 /**
@@ -38,8 +44,8 @@ class RedisFailoverTest {
     private RedisServer replica;
     private int primaryPort;
     private int replicaPort;
-    private RedisClient onPrimary;
-    private RedisClient onReplica;
+    private UnifiedJedis onPrimary;
+    private UnifiedJedis onReplica;
     private final String scope = "failover-" + UUID.randomUUID();
 
     @BeforeEach
@@ -94,7 +100,7 @@ class RedisFailoverTest {
 
     @Test
     void withoutWaitingAFailoverLosesAnAcknowledgedClaimAndAnAcknowledgedCompletion() {
-        RedisIdempotencyStore before = RedisIdempotencyStore.create(onPrimary);
+        RedisIdempotencyStore before = RedisIdempotencyStore.create(JedisScriptClient.of(onPrimary));
         IdempotencyKey settled = key("settled");
         before.claim(settled, fp(), 1, LEASE, TTL);
         assertThat(before.complete(settled, 1, new byte[] {9}, TTL)).isTrue();
@@ -108,7 +114,7 @@ class RedisFailoverTest {
                 .isEqualTo(Status.ACQUIRED);
         assertThat(before.complete(running, 2, new byte[] {7}, TTL)).as("acknowledged by the old primary").isTrue();
 
-        RedisIdempotencyStore after = RedisIdempotencyStore.create(onReplica);
+        RedisIdempotencyStore after = RedisIdempotencyStore.create(JedisScriptClient.of(onReplica));
         assertThat(after.claim(settled, fp(), 10, LEASE, TTL).record().outcome()).containsExactly(9);
         ClaimResult second = after.claim(claimed, fp(), 11, LEASE, TTL);
         assertThat(second.status()).as("the acknowledged claim is gone: the work runs a second time")
@@ -118,9 +124,51 @@ class RedisFailoverTest {
                 .isEqualTo(RecordState.IN_PROGRESS);
     }
 
+    /**
+     * The holder's completion reaches the old primary only (its wait fails, so the holder is told
+     * the outcome was not stored); a duplicate then asks the old primary. Had it been given that
+     * outcome, the failover would take it back: the holder's lease lapses on the new primary, a
+     * takeover runs the work again and stores another outcome, and two callers of one key would
+     * hold two outcomes. The duplicate must be refused (retryably) instead.
+     */
+    @Test
+    void withWaitingNoDuplicateIsAnsweredFromACompletionTheReplicasMissed() {
+        MutableClock clock = new MutableClock(Instant.ofEpochMilli(System.currentTimeMillis()));
+        RedisIdempotencyStore before = RedisIdempotencyStore.builder(JedisScriptClient.of(onPrimary)).clock(clock)
+                .waitForReplicas(1, Duration.ofMillis(300)).build();
+        IdempotencyKey k = key("completed-on-the-old-primary");
+        assertThat(before.claim(k, fp(), 1, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);
+
+        promoteReplica();
+        assertThatThrownBy(() -> before.complete(k, 1, new byte[] {7}, TTL))
+                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
+        // The holder retries its completion: a repeat writes nothing new, and must not pass for acknowledged.
+        assertThatThrownBy(() -> before.complete(k, 1, new byte[] {7}, TTL))
+                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
+        List<String> answers = new ArrayList<>();
+        try {
+            ClaimResult dup = before.claim(k, fp(), 2, LEASE, TTL);
+            answers.add(dup.record().state() + " " + Arrays.toString(dup.record().outcome()));
+        } catch (StoreUnavailableException e) {
+            assertThat(e.retryable()).isTrue();
+            answers.add("retry: " + e.getMessage());
+        }
+
+        RedisIdempotencyStore after = RedisIdempotencyStore.builder(JedisScriptClient.of(onReplica)).clock(clock)
+                .build();
+        clock.advance(LEASE);
+        assertThat(after.claim(k, fp(), 3, LEASE, TTL).status()).as("the holder's lease lapsed on the new primary")
+                .isEqualTo(Status.TAKEN_OVER);
+        assertThat(after.complete(k, 3, new byte[] {8}, TTL)).isTrue();
+        String settled = "COMPLETED " + Arrays.toString(after.find(k).orElseThrow().outcome());
+        assertThat(answers).as("what the duplicate was told, against the outcome the key settled on (%s)", settled)
+                .allMatch(a -> a.startsWith("retry: ") || a.equals(settled));
+        assertThat(answers.get(0)).contains("0 of 1");
+    }
+
     @Test
     void waitingForTheReplicaTurnsEveryWriteItMissedIntoAFailureTheCallerSees() {
-        RedisIdempotencyStore before = RedisIdempotencyStore.builder(onPrimary)
+        RedisIdempotencyStore before = RedisIdempotencyStore.builder(JedisScriptClient.of(onPrimary))
                 .waitForReplicas(1, Duration.ofMillis(300)).build();
         IdempotencyKey settled = key("settled");
         before.claim(settled, fp(), 1, LEASE, TTL);
@@ -140,10 +188,14 @@ class RedisFailoverTest {
                 .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
         assertThatThrownBy(() -> before.complete(running, 2, new byte[] {7}, TTL))
                 .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
-        // A claim that finds someone else's record writes nothing: it never fails for missing replicas.
-        assertThat(before.claim(settled, fp(), 4, LEASE, TTL).record().outcome()).containsExactly(9);
+        // A replay is not given from the cut-off primary: the replicas cannot confirm the record it read.
+        assertThatThrownBy(() -> before.claim(settled, fp(), 4, LEASE, TTL))
+                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
+        // A duplicate of work in progress gets its 409 without waiting: it settles nothing.
+        RedisIdempotencyStore.create(JedisScriptClient.of(onPrimary)).claim(key("busy"), fp(), 5, LEASE, TTL);
+        assertThat(before.claim(key("busy"), fp(), 6, LEASE, TTL).status()).isEqualTo(Status.EXISTING);
 
-        RedisIdempotencyStore after = RedisIdempotencyStore.create(onReplica);
+        RedisIdempotencyStore after = RedisIdempotencyStore.create(JedisScriptClient.of(onReplica));
         assertThat(after.claim(settled, fp(), 10, LEASE, TTL).record().outcome()).containsExactly(9);
         // The key whose claim failed is free: its one execution starts now, under the new primary.
         assertThat(after.claim(claimed, fp(), 11, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);

@@ -30,8 +30,13 @@ public final class OutboxSql {
     public final String markRetry;
     /** Marks a row dead, its dead letter not yet handed to the callback (state F); parameters: error, id. */
     public final String markDead;
-    /** Rows dead whose dead letter was not handed over yet, locked; parameter: limit. */
+    /** Rows dead whose dead letter was not handed over yet, past an id, locked; parameters: after, limit. */
     public final String claimDead;
+    /**
+     * The state a batch wrote, of the rows not locked by another transaction; list parameter
+     * {@code ids}; columns id, state, attempts, sent_at, available_at.
+     */
+    public final String settle;
     /** Marks a dead row's dead letter handed over (state F to D); parameter: id. */
     public final String markReported;
     /** Deletes sent rows older than a cutoff; parameters: cutoff, limit. */
@@ -67,7 +72,9 @@ public final class OutboxSql {
                 + " WHERE state IN ('P', 'F', 'D') GROUP BY state";
         markDead = "UPDATE " + table + " SET state = 'F', attempts = attempts + 1, last_error = :error WHERE id = :id";
         claimDead = "SELECT o.id, o.event_id, o.topic, o.aggregate_key, o.payload, o.attempts, o.created_at FROM "
-                + table + " o WHERE o.state = 'F' ORDER BY o.id LIMIT :limit FOR UPDATE SKIP LOCKED";
+                + table + " o WHERE o.state = 'F' AND o.id > :after ORDER BY o.id LIMIT :limit FOR UPDATE SKIP LOCKED";
+        settle = "SELECT id, state, attempts, sent_at, available_at FROM " + table
+                + " WHERE id IN (<ids>) FOR UPDATE SKIP LOCKED";
         markReported = "UPDATE " + table + " SET state = 'D' WHERE id = :id AND state = 'F'";
         switch (dialect) {
             case MYSQL:

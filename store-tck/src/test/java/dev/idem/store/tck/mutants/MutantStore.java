@@ -44,6 +44,8 @@ final class MutantStore implements IdempotencyStore {
 
     private final Object lock;
     private final Map<Object, StoredRecord> records;
+    /** What find reads: the records, except that a claim reaches it a yield later ({@link Bug#FIND_LAGS_CLAIM}). */
+    private final Map<Object, StoredRecord> readable;
     private final Map<String, byte[]> outcomesByFingerprint;
     private final NonBlockingStore form;
 
@@ -57,6 +59,7 @@ final class MutantStore implements IdempotencyStore {
         this.clock = clock;
         this.lock = shared == null ? new Object() : shared.lock;
         this.records = shared == null ? new HashMap<>() : shared.records;
+        this.readable = shared == null ? new HashMap<>() : shared.readable;
         this.outcomesByFingerprint = shared == null ? new HashMap<>() : shared.outcomesByFingerprint;
         if (shared != null) {
             this.form = null;
@@ -113,6 +116,7 @@ final class MutantStore implements IdempotencyStore {
         }
     }
 
+
     private Object storageKey(IdempotencyKey k) {
         return switch (bug) {
             case SCOPE_IGNORED -> List.of(k.operation(), k.key());
@@ -157,6 +161,10 @@ final class MutantStore implements IdempotencyStore {
     }
 
     private <T> T run(IdempotencyKey key, boolean nonAtomic, Decision<T> decision) {
+        return run(key, nonAtomic, true, decision);
+    }
+
+    private <T> T run(IdempotencyKey key, boolean nonAtomic, boolean readableAtOnce, Decision<T> decision) {
         Object k = storageKey(key);
         StoredRecord[] write = new StoredRecord[1];
         T result;
@@ -165,6 +173,16 @@ final class MutantStore implements IdempotencyStore {
                 result = decision.decide(records.get(k), now(), write);
                 if (write[0] != null) {
                     records.put(k, write[0]);
+                    if (readableAtOnce) {
+                        readable.put(k, write[0]);
+                    }
+                }
+            }
+            if (!readableAtOnce && write[0] != null) {
+                // The round trip to the store that reads go to.
+                Thread.yield();
+                synchronized (lock) {
+                    readable.put(k, records.get(k));
                 }
             }
             return result;
@@ -177,6 +195,7 @@ final class MutantStore implements IdempotencyStore {
         if (write[0] != null) {
             synchronized (lock) {
                 records.put(k, write[0]);
+                readable.put(k, write[0]);
             }
         }
         return result;
@@ -185,7 +204,7 @@ final class MutantStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
-        ClaimResult result = run(key, bug == Bug.NON_ATOMIC_CLAIM, (current, now, write) -> {
+        ClaimResult result = run(key, bug == Bug.NON_ATOMIC_CLAIM, bug != Bug.FIND_LAGS_CLAIM, (current, now, write) -> {
             StoredRecord live = live(current, now) ? current : null;
             if (live == null) {
                 write[0] = inProgress(key, fingerprint, fencingToken, 1, now, now, null, lease, ttl);
@@ -321,8 +340,10 @@ final class MutantStore implements IdempotencyStore {
 
     @Override
     public Optional<StoredRecord> find(IdempotencyKey key) {
-        return run(key, false, (current, now, write) ->
-                live(current, now) ? Optional.of(shown(current)) : Optional.<StoredRecord>empty());
+        synchronized (lock) {
+            StoredRecord current = readable.get(storageKey(key));
+            return live(current, now()) ? Optional.of(shown(current)) : Optional.empty();
+        }
     }
 
     @Override
@@ -343,6 +364,7 @@ final class MutantStore implements IdempotencyStore {
                     removed++;
                 }
             }
+            readable.keySet().retainAll(records.keySet());
             return removed;
         }
     }
