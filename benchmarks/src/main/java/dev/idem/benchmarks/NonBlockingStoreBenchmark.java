@@ -56,8 +56,6 @@ public class NonBlockingStoreBenchmark {
     public static final int IN_FLIGHT = 10_000;
     /** What the slow store adds to each call. */
     public static final Duration STORE_DELAY = Duration.ofMillis(5);
-    /** The non-blocking form's bound on calls at once (the delay is no connection's). */
-    public static final int SLOW_CALLS_IN_FLIGHT = 1024;
 
     /** Which form of the store the engine's async calls use. */
     public enum Form {
@@ -96,7 +94,7 @@ public class NonBlockingStoreBenchmark {
     public void setUp() {
         env = form == Form.NON_BLOCKING ? Environment.openNonBlocking(backend)
                 : Environment.open(backend, StoreBenchmark.LEASE, StoreBenchmark.TTL, false);
-        IdempotencyStore slow = new SlowStore(env.store(), STORE_DELAY, SLOW_CALLS_IN_FLIGHT);
+        IdempotencyStore slow = new SlowStore(env.store(), STORE_DELAY);
         AtomicInteger n = new AtomicInteger();
         pool = Executors.newFixedThreadPool(poolThreads, r -> {
             Thread t = new Thread(r, "bench-engine-pool-" + n.incrementAndGet());

@@ -19,8 +19,8 @@ import java.util.function.Supplier;
 /**
  * A store made slower by {@code delay} per call, as a distant backend would be: a blocking call
  * sleeps that long first (its thread parked, as on a slow round trip); a call of the non-blocking
- * form starts that much later from one timer thread (no thread held meanwhile). The non-blocking
- * form takes {@code maxCallsInFlight} calls at once, the delay being no connection's.
+ * form starts that much later from one timer thread (no thread held meanwhile), and keeps the
+ * real form's {@code maxCallsInFlight} (a call waiting out its delay holds a connection's place).
  */
 public final class SlowStore implements IdempotencyStore {
     private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -36,12 +36,11 @@ public final class SlowStore implements IdempotencyStore {
     /**
      * @param delegate the real store
      * @param delay what each call adds
-     * @param maxCallsInFlight the non-blocking form's bound
      */
-    public SlowStore(IdempotencyStore delegate, Duration delay, int maxCallsInFlight) {
+    public SlowStore(IdempotencyStore delegate, Duration delay) {
         this.delegate = delegate;
         this.delayNanos = delay.toNanos();
-        this.form = delegate.nonBlocking().map(f -> (NonBlockingStore) new Form(f, maxCallsInFlight)).orElse(null);
+        this.form = delegate.nonBlocking().map(f -> (NonBlockingStore) new Form(f, f.maxCallsInFlight())).orElse(null);
     }
 
     private <R> R slow(Supplier<R> call) {

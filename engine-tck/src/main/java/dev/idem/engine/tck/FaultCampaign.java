@@ -314,12 +314,14 @@ final class FaultCampaign {
             SplittableRandom jitter = random.split();
             IdempotencyEngine.Builder builder = engineBuilder.apply(connection);
             if (script.async()) {
-                builder.asyncExecutor(ASYNC_THREADS).scheduler(ASYNC_TIMER);
+                builder.asyncExecutor(ASYNC_THREADS);
             }
             IdempotencyEngine engine = builder.ttl(ttl).clock(time.wall())
                     .ticker(time.ticker()).sleeper(time.sleeper()).random(jitter::nextLong).inProgress(policy)
                     .retryAfterHint(lease).objectMapper(mapper)
-                    .minBudgetLease(lease.multipliedBy(3).dividedBy(4)).scheduler(FROZEN)
+                    .minBudgetLease(lease.multipliedBy(3).dividedBy(4))
+                    // The async call pauses between its completion's retries on the scheduler: a real one.
+                    .scheduler(script.async() ? ASYNC_TIMER : FROZEN)
                     .failureClassifier(e -> e instanceof Declined ? FailureDecision.finalFailure("declined",
                             "card declined") : FailureDecision.transientFailure())
                     .build();

@@ -121,58 +121,30 @@ final class FaultyConnection implements IdempotencyStore {
         return ok;
     }
 
-    private synchronized <R> R call(Call kind, Supplier<R> op) {
-        if (cut) {
-            commitsWithNextWrite = null;
-            throw new StoreUnavailableException("connection cut: the worker crashed", null, true);
-        }
-        if (++calls != failAt) {
-            return land(kind, op);
-        }
-        firedOn = kind;
-        onFault.accept(kind);
-        boolean write = kind == Call.CHECKPOINT || kind == Call.COMPLETE;
-        if (write && commitsWithNextWrite == null && (fault == Fault.TRANSIENT || fault == Fault.PERMANENT)) {
-            // An effect that does not commit with this write has already run; the write that records it is lost.
-            inDoubt = kind;
-        }
-        switch (fault) {
-            case TRANSIENT:
-                commitsWithNextWrite = null;
-                throw new StoreUnavailableException("injected transient failure of " + kind, null, true);
-            case PERMANENT:
-                commitsWithNextWrite = null;
-                throw new StoreUnavailableException("injected permanent failure of " + kind, null, false);
-            case TIMEOUT_LANDED:
-                land(kind, op);
-                throw new StoreUnavailableException("injected timeout of " + kind + " (the call landed)", null, true);
-            case LAPSE_BEFORE:
-                hooks.lapse();
-                return land(kind, op);
-            case TAKEOVER_BEFORE:
-                hooks.lapse();
-                hooks.takeOver();
-                return land(kind, op);
-            case TAKEOVER_AFTER: {
-                R result = land(kind, op);
-                hooks.lapse();
-                hooks.takeOver();
-                return result;
+    /** A blocking call: the non-blocking path's fault, met on this thread (every stage here is already complete). */
+    private <R> R call(Call kind, Supplier<R> op) {
+        CompletableFuture<R> done = callLater(kind, () -> {
+            try {
+                return CompletableFuture.completedFuture(op.get());
+            } catch (RuntimeException | Error e) {
+                return CompletableFuture.failedFuture(e);
             }
-            case CRASH_BEFORE:
-                cut = true;
-                commitsWithNextWrite = null;
-                throw new Crash();
-            case CRASH_AFTER:
-                land(kind, op);
-                cut = true;
-                throw new Crash();
-            default:
-                throw new AssertionError(fault);
+        });
+        try {
+            return done.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            if (cause instanceof Error) {
+                throw (Error) cause;
+            }
+            throw e;
         }
     }
 
-    /** {@link #call} for the non-blocking form: the fault arrives through the stage. */
+    /** One call with the fault scripted for it, if it is the {@code failAt}-th: the fault arrives through the stage. */
     private synchronized <R> CompletableFuture<R> callLater(Call kind, Supplier<? extends CompletionStage<R>> op) {
         if (cut) {
             commitsWithNextWrite = null;
@@ -303,22 +275,6 @@ final class FaultyConnection implements IdempotencyStore {
         public int maxCallsInFlight() {
             return store.maxCallsInFlight();
         }
-    }
-
-    private <R> R land(Call kind, Supplier<R> op) {
-        R result;
-        try {
-            result = op.get();
-        } catch (RuntimeException e) {
-            commitsWithNextWrite = null;
-            throw e;
-        }
-        if (result instanceof Boolean) {
-            landed(kind, (Boolean) result);
-        } else {
-            commitsWithNextWrite = null;
-        }
-        return result;
     }
 
     private void givingBack(String how) {

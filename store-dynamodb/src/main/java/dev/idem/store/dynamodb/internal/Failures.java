@@ -90,7 +90,9 @@ public final class Failures {
             }
             return new StoreUnavailableException(where + " was interrupted: " + e.getMessage(), e, true);
         }
+        // A connection not acquired in time (an asynchronous client's pool full) is a timeout too.
         boolean io = e instanceof ApiCallTimeoutException || e instanceof ApiCallAttemptTimeoutException
+                || hasCause(e, java.util.concurrent.TimeoutException.class)
                 || ((hasCause(e, IOException.class) || hasCause(e, UncheckedIOException.class)) && !isParseFailure(e));
         if (io) {
             return new StoreUnavailableException(where + " failed (unreachable or timed out): " + e.getMessage(),
