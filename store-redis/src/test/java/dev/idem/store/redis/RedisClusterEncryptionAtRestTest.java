@@ -10,7 +10,7 @@ import dev.idem.store.tck.StoreFixture;
 class RedisClusterEncryptionAtRestTest extends EncryptionAtRestContract {
     @Override
     protected StoreFixture createFixture() {
-        return new RedisFixture(ClusterClients.A, ClusterClients.B);
+        return new RedisFixture(Client.JEDIS, true);
     }
 
     @Override

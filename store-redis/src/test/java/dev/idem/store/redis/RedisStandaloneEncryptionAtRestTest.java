@@ -10,7 +10,7 @@ import dev.idem.store.tck.StoreFixture;
 class RedisStandaloneEncryptionAtRestTest extends EncryptionAtRestContract {
     @Override
     protected StoreFixture createFixture() {
-        return new RedisFixture(StandaloneClients.A, StandaloneClients.B);
+        return new RedisFixture(Client.JEDIS, false);
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.idem.api.store.StoreProvider;
 import dev.idem.quarkus.IdemConfig;
 import dev.idem.store.redis.RedisIdempotencyStore;
 import dev.idem.store.redis.RedisStoreProvider;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
@@ -86,7 +87,7 @@ public class RedisStoreCandidate implements StoreCandidate {
     public Optional<IdempotencyStore> create(IdemConfig idem) {
         IdemConfig.Redis p = idem.store().redis();
         if (clients.isResolvable()) {
-            RedisIdempotencyStore.Builder b = RedisIdempotencyStore.builder(clients.get()).keyPrefix(p.prefix());
+            RedisIdempotencyStore.Builder b = RedisIdempotencyStore.builder(JedisScriptClient.of(clients.get())).keyPrefix(p.prefix());
             p.maxOutcomeBytes().ifPresent(b::maxOutcomeBytes);
             return Optional.of(b.build());
         }
