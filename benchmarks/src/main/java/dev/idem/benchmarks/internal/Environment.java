@@ -106,7 +106,7 @@ public final class Environment implements AutoCloseable {
             String table = "idem-nb-" + UUID.randomUUID().toString().substring(0, 8);
             DynamoDbClient admin = DynamoDbClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
                     .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                    .httpClientBuilder(ApacheHttpClient.builder()).build();
+                    .httpClientBuilder(Apache5HttpClient.builder()).build();
             closers.push(admin);
             createTable(admin, table);
             IdempotencyStore store = DynamoDbIdempotencyStore.builder().asyncClient(client).tableName(table)

@@ -2,6 +2,7 @@ package dev.idem.engine.tck;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.NonBlockingStore;

@@ -231,7 +231,7 @@ class FaultInjectionCatchesBrokenStoresTest {
 
         @Override
         boolean formComplete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
-            delegate.complete(key, token, outcome, ttl);
+            delegate().complete(key, token, outcome, ttl);
             return true;
         }
     }
@@ -254,7 +254,7 @@ class FaultInjectionCatchesBrokenStoresTest {
 
         @Override
         ClaimResult formClaim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl) {
-            ClaimResult r = delegate.claim(key, fingerprint, token, lease, ttl);
+            ClaimResult r = delegate().claim(key, fingerprint, token, lease, ttl);
             StoredRecord seen = r.record();
             if (r.claimed() || seen.state() != RecordState.COMPLETED) {
                 return r;

@@ -2,6 +2,7 @@ package dev.idem.engine.tck;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.NonBlockingStore;
 import dev.idem.api.store.StoredRecord;
@@ -18,7 +19,7 @@ import java.util.concurrent.Executors;
  * each operation of the form runs the {@code form...} method on another thread and completes its
  * stage there, as a client's I/O thread would. Mutants override the form's methods.
  */
-class NonBlockingMemory extends ForwardingStore {
+class NonBlockingMemory extends ForwardingIdempotencyStore {
     private static final ExecutorService ANSWERS = Executors.newCachedThreadPool(task -> {
         Thread t = new Thread(task, "nb-memory-answers");
         t.setDaemon(true);
@@ -37,11 +38,11 @@ class NonBlockingMemory extends ForwardingStore {
     }
 
     ClaimResult formClaim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl) {
-        return delegate.claim(key, fingerprint, token, lease, ttl);
+        return delegate().claim(key, fingerprint, token, lease, ttl);
     }
 
     boolean formComplete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
-        return delegate.complete(key, token, outcome, ttl);
+        return delegate().complete(key, token, outcome, ttl);
     }
 
     private final class Form implements NonBlockingStore {
@@ -58,22 +59,22 @@ class NonBlockingMemory extends ForwardingStore {
 
         @Override
         public CompletionStage<Boolean> release(IdempotencyKey key, long fencingToken) {
-            return CompletableFuture.supplyAsync(() -> delegate.release(key, fencingToken), ANSWERS);
+            return CompletableFuture.supplyAsync(() -> delegate().release(key, fencingToken), ANSWERS);
         }
 
         @Override
         public CompletionStage<Boolean> checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-            return CompletableFuture.supplyAsync(() -> delegate.checkpoint(key, fencingToken, journal), ANSWERS);
+            return CompletableFuture.supplyAsync(() -> delegate().checkpoint(key, fencingToken, journal), ANSWERS);
         }
 
         @Override
         public CompletionStage<Optional<Instant>> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
-            return CompletableFuture.supplyAsync(() -> delegate.extendLease(key, fencingToken, lease), ANSWERS);
+            return CompletableFuture.supplyAsync(() -> delegate().extendLease(key, fencingToken, lease), ANSWERS);
         }
 
         @Override
         public CompletionStage<Optional<StoredRecord>> find(IdempotencyKey key) {
-            return CompletableFuture.supplyAsync(() -> delegate.find(key), ANSWERS);
+            return CompletableFuture.supplyAsync(() -> delegate().find(key), ANSWERS);
         }
     }
 }

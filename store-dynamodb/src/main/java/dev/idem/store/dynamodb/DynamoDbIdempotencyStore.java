@@ -259,7 +259,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
         @Override
         public CompletionStage<Boolean> checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
             Objects.requireNonNull(key, "key");
-            Arguments.checkSize("journal", journal, maxOutcomeBytes);
+            StoreLimits.checkSize("journal", journal, maxOutcomeBytes, "DynamoDB\'s 400 KB item limit");
             return records.checkpoint(key, fencingToken, journal);
         }
 
