@@ -247,9 +247,20 @@ class KafkaInboxHandlerTest {
 
     @Test
     void aPartitionRevokedInTheBackgroundBeforeItsSeekLeavesTheOtherPartitionsSoughtBack() throws Exception {
-        String topic = KAFKA.topic("revoked-seek", 2);
+        // The scenario needs one poll that holds both partitions, which the broker does not promise
+        // on a loaded machine: each round runs on a new topic until a round had it (bounded); every
+        // round checks that nothing was lost, doubled or escaped.
+        boolean happened = false;
+        for (int round = 0; round < 5 && !happened; round++) {
+            happened = revokedBeforeSeekRound(round);
+        }
+        assertThat(happened).as("a partition was revoked between assignment() and seek() in some round").isTrue();
+    }
+
+    private boolean revokedBeforeSeekRound(int round) throws Exception {
+        String topic = KAFKA.topic("revoked-seek-" + round, 2);
         for (int i = 0; i < 10; i++) {
-            send(topic, i % 2, "evt-" + i, bytes("{\"n\":" + i + "}"));
+            send(topic, i % 2, "evt-" + round + "-" + i, bytes("{\"n\":" + i + "}"));
         }
         KafkaInboxHandler<Integer> handler = KafkaInboxHandler.builder(inbox(1024)).onPoison((r, e) -> {
             throw new AssertionError("no poison here", e);
@@ -257,13 +268,16 @@ class KafkaInboxHandlerTest {
         String group = "ledger-" + UUID.randomUUID();
         List<TopicPartition> partitions = Kafka.partitions(topic, 2);
         int escaped = 0;
+        int booked = 10 * (round + 1);
+        TopicPartition revoked;
         // The new group protocol's consumer, whose partitions the client may change in the background.
         try (KafkaConsumer<byte[], byte[]> real = KAFKA.consumer(group, Map.of("group.protocol", "consumer"))) {
             // The commit of the first poll that holds both partitions times out, so both must be sought
             // back; the first of them is revoked between assignment() and its seek().
             RevokingConsumer consumer = new RevokingConsumer(real);
             consumer.assign(partitions);
-            for (int poll = 0; poll < 150 && !(ledger.size() == 10 && KAFKA.drained(group, partitions)); poll++) {
+            partitions.forEach(tp -> real.seek(tp, 0));
+            for (int poll = 0; poll < 150 && !(ledger.size() == booked && KAFKA.drained(group, partitions)); poll++) {
                 try {
                     handler.pollOnce(consumer.proxy(), Duration.ofMillis(100));
                 } catch (IllegalStateException e) {
@@ -273,13 +287,16 @@ class KafkaInboxHandlerTest {
                     real.assign(partitions);   // the group hands it back: it resumes from its committed offset
                 }
             }
-            assertThat(consumer.revoked()).as("a partition was revoked between assignment() and seek()").isNotNull();
-            assertThat(consumer.sought()).as("the other partition was sought back").isNotEmpty();
+            revoked = consumer.revoked();
+            if (revoked != null) {
+                assertThat(consumer.sought()).as("the other partition was sought back").isNotEmpty();
+            }
         }
         assertThat(escaped).isZero();
-        assertThat(ledger).hasSize(10);
+        assertThat(ledger).hasSize(booked);
         assertThat(ledger.values()).allSatisfy(n -> assertThat(n).hasValue(1));
         assertThat(KAFKA.drained(group, partitions)).isTrue();
+        return revoked != null;
     }
 
     @Test
