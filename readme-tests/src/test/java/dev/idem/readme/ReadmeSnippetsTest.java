@@ -37,7 +37,6 @@ class ReadmeSnippetsTest {
             "idem-jaxrs/README.md",
             "idem-quarkus/README.md",
             "idem-messaging-kafka/README.md",
-            "idem-messaging/README.md",
             "idem-outbox-jdbc/README.md",
             "idem-spring-boot-starter/README.md",
             "store-dynamodb/README.md",
