@@ -38,7 +38,6 @@ class ReadmeSnippetsTest {
             "idem-messaging-kafka/README.md",
             "idem-outbox-jdbc/README.md",
             "idem-spring-boot-starter/README.md",
-            "store-dynamodb/README.md",
             "store-hybrid/README.md",
             "store-redis/README.md");
 
