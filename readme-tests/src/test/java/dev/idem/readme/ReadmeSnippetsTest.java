@@ -36,7 +36,6 @@ class ReadmeSnippetsTest {
             "idem-jaxrs/README.md",
             "idem-quarkus/README.md",
             "idem-messaging-kafka/README.md",
-            "idem-outbox-jdbc/README.md",
             "idem-spring-boot-starter/README.md",
             "store-hybrid/README.md",
             "store-redis/README.md");
