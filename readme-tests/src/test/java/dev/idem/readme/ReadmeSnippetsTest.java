@@ -37,7 +37,6 @@ class ReadmeSnippetsTest {
             "idem-quarkus/README.md",
             "idem-messaging-kafka/README.md",
             "idem-spring-boot-starter/README.md",
-            "store-hybrid/README.md",
             "store-redis/README.md");
 
     @Test
