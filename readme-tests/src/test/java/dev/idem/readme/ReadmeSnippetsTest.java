@@ -33,7 +33,6 @@ class ReadmeSnippetsTest {
      * listed, is checked at once.
      */
     static final Set<String> NOT_YET_COMPILED = Set.of(
-            "idem-jaxrs/README.md",
             "idem-quarkus/README.md",
             "idem-messaging-kafka/README.md",
             "idem-spring-boot-starter/README.md",
