@@ -1,7 +1,7 @@
 package dev.idem.engine;
 
-import dev.idem.engine.internal.JsonCanonicalizer;
-import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.json.JsonCanonicalizer;
+import dev.idem.engine.internal.json.PointerSet;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.NonBlockingStore;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.time.Scheduler;
 import dev.idem.api.time.Sleeper;
@@ -12,8 +13,8 @@ import dev.idem.api.time.Ticker;
 import dev.idem.engine.internal.Fingerprinter;
 import dev.idem.engine.internal.NearCache;
 import dev.idem.engine.internal.OutcomeCodec;
-import dev.idem.engine.internal.PointerSet;
 import dev.idem.engine.internal.Sealer;
+import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.engine.protection.KeyProvider;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.OutcomeFilter;
@@ -125,6 +126,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class IdempotencyEngine implements AutoCloseable {
     final IdempotencyStore store;
+    /** The store's non-blocking form, used by asynchronous calls; null if it offers none. */
+    final NonBlockingStore nonBlocking;
     private final boolean ownsStore;
     private final AtomicBoolean closed = new AtomicBoolean();
     final OutcomeCodec codec;
@@ -184,8 +187,10 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.listener = b.listener;
         this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.ticker) : null;
         this.completeAttempts = b.completeAttempts;
+        // Read once, like the capabilities: a store offers its non-blocking form for its whole life.
+        this.nonBlocking = store.nonBlocking().orElse(null);
         this.async = new AsyncRuntime(b.asyncExecutor, b.renewalExecutor, b.scheduler, b.maxPendingWork,
-                b.maxAsyncCalls);
+                b.maxAsyncCalls, nonBlocking == null ? 0 : positiveWidth(nonBlocking.maxCallsInFlight()));
         this.polls = new SharedPolls(b.ticker);
         this.minBudgetLease = b.minBudgetLease;
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
@@ -634,6 +639,14 @@ public final class IdempotencyEngine implements AutoCloseable {
         if (bound != null && !store.isBackedBy(bound)) {
             throw new ForeignStoreWorkException(store, bound);
         }
+    }
+
+    private static int positiveWidth(int width) {
+        if (width < 1) {
+            throw new IllegalArgumentException("the store's NonBlockingStore.maxCallsInFlight() must be positive but"
+                    + " was " + width);
+        }
+        return width;
     }
 
     /** Asks a key provider for its current key once, so a misconfigured one fails at build time. */

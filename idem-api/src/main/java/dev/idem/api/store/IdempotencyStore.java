@@ -150,6 +150,20 @@ public interface IdempotencyStore extends AutoCloseable {
         return this == store;
     }
 
+    /**
+     * The non-blocking form of this store's operations, if its client offers one; empty by
+     * default. The engine's asynchronous calls use it when present (holding no thread while the
+     * store answers) and the blocking operations otherwise. A decorator that forwards the
+     * blocking operations must decorate this view as well, or leave it empty (then the engine
+     * calls the decorator's blocking operations on its own threads): forwarding the delegate's
+     * view unchanged would let asynchronous calls bypass the decorator.
+     *
+     * @return the non-blocking operations on the same records, or empty
+     */
+    default Optional<NonBlockingStore> nonBlocking() {
+        return Optional.empty();
+    }
+
     /** Releases resources the store created itself; never closes clients the user passed in. */
     @Override
     default void close() {

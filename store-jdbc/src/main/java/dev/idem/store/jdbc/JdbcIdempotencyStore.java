@@ -6,6 +6,7 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreCapabilities;
+import dev.idem.api.store.StoreLimits;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.engine.AtomicWork;
 import dev.idem.engine.ExecutionContext;
@@ -58,6 +59,8 @@ import org.jdbi.v3.core.JdbiException;
 public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Largest fingerprint accepted, in bytes (the column width). */
     public static final int MAX_FINGERPRINT_BYTES = 1024;
+    /** The longest lease or TTL a call accepts (about ten years). */
+    public static final Duration MAX_DURATION = Duration.ofDays(3650);
 
     private final Jdbi jdbi;
     // The DataSource or Jdbi the store was built over: two stores over one of them and one table
@@ -145,7 +148,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
         Arguments.checkKey(key);
-        Arguments.checkFingerprint(fingerprint, MAX_FINGERPRINT_BYTES);
+        StoreLimits.checkFingerprint(fingerprint, MAX_FINGERPRINT_BYTES);
         long leaseMs = Arguments.millis("lease", lease);
         long lifeMs = Math.max(Arguments.millis("ttl", ttl), leaseMs);
         return Claims.claim(ops.get(), key, fingerprint, fencingToken, leaseMs, lifeMs);
@@ -154,7 +157,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
         Arguments.checkKey(key);
-        Arguments.checkSize("outcome", outcome, maxOutcomeBytes);
+        StoreLimits.checkSize("outcome", outcome, maxOutcomeBytes);
         long ttlMs = Arguments.millis("ttl", ttl);
         DialectOperations o = ops.get();
         return Failures.orUnavailable("complete",
@@ -269,7 +272,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
         Arguments.checkKey(key);
-        Arguments.checkSize("journal", journal, maxOutcomeBytes);
+        StoreLimits.checkSize("journal", journal, maxOutcomeBytes);
         DialectOperations o = ops.get();
         return Failures.orUnavailable("checkpoint",
                 () -> jdbi.withHandle(h -> o.checkpoint(h, key, fencingToken, journal)));

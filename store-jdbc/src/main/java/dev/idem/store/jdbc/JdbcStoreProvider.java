@@ -59,32 +59,30 @@ public final class JdbcStoreProvider implements StoreProvider {
 
     @Override
     public IdempotencyStore create(Context context) {
-        String url = property(context, URL, "url").orElseThrow(() -> new IllegalStateException(
+        String url = property(context, URL).orElseThrow(() -> new IllegalStateException(
                 "the jdbc idempotency store needs a JDBC URL: set the property " + URL
                         + " (and idem.store.jdbc.user / idem.store.jdbc.password), or build JdbcIdempotencyStore"
                         + " explicitly"));
         Properties props = new Properties();
-        property(context, USER, "user").ifPresent(u -> props.setProperty("user", u));
-        property(context, PASSWORD, "password").ifPresent(p -> props.setProperty("password", p));
+        property(context, USER).ifPresent(u -> props.setProperty("user", u));
+        property(context, PASSWORD).ifPresent(p -> props.setProperty("password", p));
         JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(Jdbi.create(url, props));
-        property(context, TABLE, "table").ifPresent(b::tableName);
-        property(context, SCHEMA, "schema").ifPresent(b::schema);
-        property(context, DIALECT, "dialect").ifPresent(d -> b.dialect(parseDialect(d)));
+        property(context, TABLE).ifPresent(b::tableName);
+        property(context, SCHEMA).ifPresent(b::schema);
+        property(context, DIALECT).ifPresent(d -> b.dialect(parseDialect(d)));
         context.duration(QUERY_TIMEOUT).ifPresent(b::queryTimeout);
-        property(context, MAX_OUTCOME_BYTES, "maxOutcomeBytes")
+        property(context, MAX_OUTCOME_BYTES)
                 .ifPresent(v -> b.maxOutcomeBytes(parseInt(MAX_OUTCOME_BYTES, v)));
         JdbcIdempotencyStore store = b.build();
-        if (property(context, CREATE_TABLE, "createTable").map(v -> parseBoolean(CREATE_TABLE, v))
+        if (property(context, CREATE_TABLE).map(v -> parseBoolean(CREATE_TABLE, v))
                 .orElse(false)) {
             store.createTableIfNotExists();
         }
         return store;
     }
 
-    // The kebab-case name, else the name of earlier versions (idem.jdbc.<camelCase>).
-    private static Optional<String> property(Context context, String name, String legacy) {
-        Optional<String> v = context.property(name);
-        return v.isPresent() ? v : context.property("idem.jdbc." + legacy);
+    private static Optional<String> property(Context context, String name) {
+        return context.property(name);
     }
 
     private static JdbcDialect parseDialect(String value) {

@@ -1,4 +1,4 @@
-package dev.idem.engine.internal;
+package dev.idem.engine.internal.json;
 
 import dev.idem.api.InvalidRequestException;
 import java.nio.ByteBuffer;
@@ -68,7 +68,7 @@ public final class JsonCanonicalizer {
     }
 
     /** Canonicalizes UTF-8 JSON straight into {@code digest}, without copying the result out. */
-    static void digest(byte[] json, PointerSet excluded, MessageDigest digest) {
+    public static void digest(byte[] json, PointerSet excluded, MessageDigest digest) {
         Workspace w = acquire();
         try {
             ByteSink out = w.run(json, excluded);
@@ -79,7 +79,7 @@ public final class JsonCanonicalizer {
     }
 
     /** Canonicalizes JSON text straight into {@code digest}. */
-    static void digest(String json, PointerSet excluded, MessageDigest digest) {
+    public static void digest(String json, PointerSet excluded, MessageDigest digest) {
         Workspace w = acquire();
         try {
             ByteSink out = w.run(json, excluded);
