@@ -33,15 +33,9 @@ class ReadmeSnippetsTest {
      * listed, is checked at once.
      */
     static final Set<String> NOT_YET_COMPILED = Set.of(
-            "idem-http/README.md",
-            "idem-jaxrs/README.md",
             "idem-quarkus/README.md",
             "idem-messaging-kafka/README.md",
-            "idem-messaging/README.md",
-            "idem-outbox-jdbc/README.md",
             "idem-spring-boot-starter/README.md",
-            "store-dynamodb/README.md",
-            "store-hybrid/README.md",
             "store-redis/README.md");
 
     @Test

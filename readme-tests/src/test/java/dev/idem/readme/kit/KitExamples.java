@@ -5,12 +5,14 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.tck.EncryptionAtRestContract;
 import dev.idem.engine.tck.EngineFuzzContract;
 import dev.idem.engine.tck.FaultInjectionContract;
+import dev.idem.engine.tck.NonBlockingFaultInjectionContract;
 import dev.idem.engine.tck.RawBytes;
 import dev.idem.engine.tck.StepSagaContract;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.IdempotencyStoreContract;
 import dev.idem.store.tck.IdempotencyStoreProperties;
 import dev.idem.store.tck.MutableClock;
+import dev.idem.store.tck.NonBlockingStoreContract;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -65,12 +67,24 @@ class MyEngineFuzzTest extends EngineFuzzContract {                // idem-engin
 }
 // end::store-kit[]
 
+// tag::store-kit-non-blocking[]
+class MyStoreNonBlockingContractTest extends NonBlockingStoreContract {
+    @Override protected StoreFixture createStoreFixture() { return new MyFixture(); }
+}
+class MyStoreNonBlockingFaultInjectionTest extends NonBlockingFaultInjectionContract {  // idem-engine-tck
+    @Override protected StoreFixture createFixture() { return new MyFixture(); }
+}
+// end::store-kit-non-blocking[]
+
 // tag::engine-kit[]
 class MyStepSagaTest extends StepSagaContract {
     @Override protected StoreFixture createFixture() { return new MyFixture(); }
 }
 class MyFaultInjectionTest extends FaultInjectionContract {
     @Override protected StoreFixture createFixture() { return new MyFixture(); } // simulated clock
+}
+class MyNonBlockingFaultInjectionTest extends NonBlockingFaultInjectionContract { // store with a NonBlockingStore
+    @Override protected StoreFixture createFixture() { return new MyFixture(); }
 }
 class MyEncryptionAtRestTest extends EncryptionAtRestContract {
     private final DataSource dataSource = MyFixture.dataSource();   // your backend's
