@@ -109,7 +109,7 @@ final class AsyncExecution<T> {
         Execution.Verdict<T> verdict;
         try {
             claim = execution.claim(fingerprint, token);
-            verdict = execution.judge(claim, fingerprint, waiting);
+            verdict = execution.judge(claim, fingerprint, waiting, beforeClaim);
         } catch (RuntimeException | Error e) {
             answer.completeExceptionally(e);
             return;

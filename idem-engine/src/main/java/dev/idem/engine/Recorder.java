@@ -57,7 +57,7 @@ final class Recorder {
     byte[] encodeSuccess(Object value, long token, int attempt, byte[] fingerprint) {
         byte[] outcome;
         try {
-            outcome = engine.codec.encodeSuccess(value);
+            outcome = engine.encodeSuccess(value);
         } catch (IdempotencyException e) {
             throw unstorable(token, attempt, fingerprint, "the result cannot be written as JSON: "
                     + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
@@ -80,6 +80,7 @@ final class Recorder {
      * @throws OutcomeNotStoredException if the store refused it for good (its marker stored)
      */
     boolean completeSuccess(byte[] outcome, long token, int attempt, byte[] fingerprint) {
+        long sent = engine.ticker.read();
         boolean completed;
         try {
             completed = completeWithRetries(token, outcome);
@@ -101,7 +102,7 @@ final class Recorder {
             throw new LeaseLostException(key, token);
         }
         events.emit(Type.FIRST_EXECUTION, attempt);
-        cache(fingerprint, outcome, attempt);
+        cache(fingerprint, outcome, attempt, sent);
         return true;
     }
 
@@ -118,10 +119,11 @@ final class Recorder {
             return unstorable(token, attempt, fingerprint, "the final failure '" + answer.code() + "' is "
                     + outcome.length + " bytes, " + overLimit(), answer);
         }
+        long sent = engine.ticker.read();
         try {
             if (completeWithRetries(token, outcome)) {
                 events.emit(Type.FINAL_FAILURE_STORED, attempt);
-                cache(fingerprint, outcome, attempt);
+                cache(fingerprint, outcome, attempt, sent);
                 return answer;
             }
             events.emit(Type.LEASE_LOST, attempt);
@@ -156,9 +158,10 @@ final class Recorder {
         }
         OutcomeNotStoredException answer = new OutcomeNotStoredException(key, kept, false, cause);
         events.emit(Type.OUTCOME_NOT_STORED, attempt);
+        long sent = engine.ticker.read();
         try {
             if (marker.length <= engine.maxOutcomeBytes && completeWithRetries(token, marker)) {
-                cache(fingerprint, marker, attempt);
+                cache(fingerprint, marker, attempt, sent);
                 LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored ({1}); "
                         + "a marker was stored instead, so retries get the same error", key, reason);
                 return answer;
@@ -214,9 +217,14 @@ final class Recorder {
         return false;
     }
 
-    void cache(byte[] fingerprint, byte[] outcome, int attempt) {
+    /**
+     * Caches an outcome this execution stored: the record lives a TTL from when the store wrote
+     * it, which is after {@code sentTick}, a ticker reading taken before the write was sent (the
+     * first attempt's, when it was tried again).
+     */
+    void cache(byte[] fingerprint, byte[] outcome, int attempt, long sentTick) {
         if (engine.nearCache != null && outcome != null) {
-            engine.nearCache.put(key, fingerprint, outcome, ttl.toNanos(), attempt);
+            engine.nearCache.put(key, fingerprint, outcome, sentTick, ttl.toNanos(), attempt);
         }
     }
 
