@@ -125,7 +125,7 @@ final class Execution<T> {
             long token = engine.nextToken();
             long beforeClaim = engine.ticker.read();
             ClaimResult claim = claim(fingerprint, token);
-            Verdict<T> verdict = judge(claim, fingerprint, waiting);
+            Verdict<T> verdict = judge(claim, fingerprint, waiting, beforeClaim);
             if (verdict.claimed()) {
                 return execute(claim, beforeClaim, fingerprint);
             }
@@ -212,7 +212,7 @@ final class Execution<T> {
      * {@link RequestInProgressException}, a replayed failure).
      */
     @SuppressWarnings("unchecked")
-    Verdict<T> judge(ClaimResult claim, byte[] fingerprint, Waiting waiting) {
+    Verdict<T> judge(ClaimResult claim, byte[] fingerprint, Waiting waiting, long beforeClaim) {
         StoredRecord record = claim.record();
         if (claim.claimed()) {
             if (claim.status() == ClaimResult.Status.TAKEN_OVER) {
@@ -229,7 +229,9 @@ final class Execution<T> {
                 // Both instants are on the store's clock, so the age and the time left are right
                 // whatever the engine's clock says.
                 if (engine.nearCache != null) {
-                    engine.nearCache.put(key, fingerprint, record.outcome(),
+                    // Counted from before the claim was sent: the answer's time in transit cannot
+                    // keep the entry past the record.
+                    engine.nearCache.put(key, fingerprint, record.outcome(), beforeClaim,
                             timeLeft(claim.storeTime(), record.expiresAt()), record.attempt());
                 }
                 Duration age = engine.listener == IdempotencyListener.NONE
@@ -280,14 +282,14 @@ final class Execution<T> {
             default:
                 break;
         }
-        T value = decode(outcome);
         emit(Type.REPLAY, attempt, recordAge);
-        return new Result<>(value, true, true, attempt);
+        // Decoded when the caller reads the value: one who only forwards it, or never reads it, pays nothing.
+        return new Result<>(outcome, this::decode, attempt);
     }
 
     @SuppressWarnings("unchecked")
     private T decode(byte[] outcome) {
-        return (T) engine.codec.decodeSuccess(outcome, type);
+        return (T) engine.decodeSuccess(outcome, type);
     }
 
     /**
@@ -299,7 +301,7 @@ final class Execution<T> {
         // The lease as time left on the ticker: counted from before the claim was sent, it can
         // only end early, never late, whatever the store's clock says about the engine's.
         long leaseEnd = beforeClaim + timeLeft(claim.storeTime(), claim.record().leaseExpiresAt());
-        return new Context(claim.record(), leaseEnd, owner);
+        return new Context(claim.record(), beforeClaim, leaseEnd, owner);
     }
 
     /** This call's lease (the per-call override or the engine's). */
@@ -315,7 +317,7 @@ final class Execution<T> {
         AtomicWork.Completion completion = encoded == null ? null : new AtomicWork.Completion() {
             @Override
             public byte[] encode(Object value) {
-                encoded[0] = engine.codec.encodeSuccess(value);
+                encoded[0] = engine.encodeSuccess(value);
                 return encoded[0];
             }
 
@@ -362,8 +364,8 @@ final class Execution<T> {
             failure = ctx.unreplayedSteps();
         }
         if (failure == null) {
-            return runner.completesItself() ? completedItself(value, token, attempt, fingerprint)
-                    : complete(value, token, attempt, fingerprint);
+            return runner.completesItself() ? completedItself(((Context) ctx).claimSent, value, token, attempt,
+                    fingerprint) : complete(value, token, attempt, fingerprint);
         }
         if (failure instanceof LeaseLostException && ownLease((LeaseLostException) failure, token)) {
             emit(Type.LEASE_LOST, attempt);
@@ -405,8 +407,11 @@ final class Execution<T> {
         return type.getRawClass() == Object.class && outcome != null ? decode(outcome) : value;
     }
 
-    /** Checks that an {@link AtomicWork} that returned normally did complete the record. */
-    private Result<T> completedItself(T value, long token, int attempt, byte[] fingerprint) {
+    /**
+     * Checks that an {@link AtomicWork} that returned normally did complete the record (in its
+     * transaction, after the claim sent at {@code claimSent}, a ticker reading).
+     */
+    private Result<T> completedItself(long claimSent, T value, long token, int attempt, byte[] fingerprint) {
         StoredRecord now;
         try {
             now = engine.store.find(key).orElse(null);
@@ -417,7 +422,7 @@ final class Execution<T> {
         }
         if (now != null && now.fencingToken() == token && now.state() == RecordState.COMPLETED) {
             emit(Type.FIRST_EXECUTION, attempt);
-            recorder.cache(fingerprint, now.outcome(), attempt);
+            recorder.cache(fingerprint, now.outcome(), attempt, claimSent);
             return new Result<>(plain(value, now.outcome()), false, true, attempt);
         }
         if (now != null && now.fencingToken() == token && now.state() == RecordState.IN_PROGRESS) {
@@ -521,10 +526,13 @@ final class Execution<T> {
         // The lease's end on the engine's ticker; a step renews a lease that has run out by it.
         private volatile long leaseEnd;
         private String downstream;
+        // The ticker before the claim was sent.
+        final long claimSent;
 
-        Context(StoredRecord claim, long leaseEnd, Thread owner) {
+        Context(StoredRecord claim, long claimSent, long leaseEnd, Thread owner) {
             super(engine, key, claim, lease, owner);
             this.claim = claim;
+            this.claimSent = claimSent;
             this.leaseDeadline = claim.leaseExpiresAt();
             this.leaseEnd = leaseEnd;
         }

@@ -2,6 +2,7 @@ package dev.idem.http.internal;
 
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.Result;
+import dev.idem.engine.StoredBytes;
 import dev.idem.http.HandlerExecution;
 import dev.idem.http.HttpIdempotency;
 import dev.idem.http.IncomingRequest;
@@ -73,13 +74,13 @@ public final class AsyncProcessor {
 
     private CompletionStage<Void> run(Exchange ex, HandlerExecution.Call call, byte[] body) {
         AtomicReference<StoredResponse> sent = new AtomicReference<>();
-        CompletableFuture<Result<StoredResponse>> result;
+        CompletableFuture<Result<StoredBytes>> result;
         try {
-            result = config.execution().executeAsync(call, StoredResponse.class, ctx ->
+            result = config.execution().executeAsync(call, StoredBytes.class, ctx ->
                     ex.proceed(body, ctx, processor.responseCap()).thenCompose(captured -> {
                         sent.set(captured);
                         try {
-                            return CompletableFuture.completedFuture(processor.toStore(captured));
+                            return CompletableFuture.completedFuture(processor.toStore(captured).toStored());
                         } catch (UnstoredResponse refused) {
                             return CompletableFuture.failedFuture(refused);
                         }

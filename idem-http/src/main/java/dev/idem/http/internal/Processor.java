@@ -13,6 +13,7 @@ import dev.idem.engine.CanonicalJson;
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.OutcomeNotStoredException;
 import dev.idem.engine.Result;
+import dev.idem.engine.StoredBytes;
 import dev.idem.engine.WorkFailedException;
 import dev.idem.http.HandlerExecution;
 import dev.idem.http.HttpIdempotency;
@@ -195,13 +196,16 @@ public final class Processor {
         return captured.withHeadersOnly(config.storedHeaders());
     }
 
-    /** The reply to a call the engine answered: a replay, or the handler's own response ({@code sent}). */
-    public Reply answered(Result<StoredResponse> result, StoredResponse sent) {
+    /**
+     * The reply to a call the engine answered: a replay (the stored frame, its body sent as it was
+     * stored), or the handler's own response ({@code sent}).
+     */
+    public Reply answered(Result<StoredBytes> result, StoredResponse sent) {
         if (result.replayed()) {
             Map<String, String> extra = new LinkedHashMap<>();
             extra.put(HttpIdempotency.IDEMPOTENCY_STATUS, "replayed");
             extra.put(HttpIdempotency.IDEMPOTENT_REPLAYED, "true");
-            return new Reply(result.value(), extra);
+            return new Reply(StoredResponse.fromStored(result.value()), extra);
         }
         return new Reply(sent, result.stored() ? Map.of(HttpIdempotency.IDEMPOTENCY_STATUS, "stored") : Map.of());
     }
@@ -228,10 +232,10 @@ public final class Processor {
         AtomicReference<StoredResponse> sent = new AtomicReference<>();
         Reply reply;
         try {
-            Result<StoredResponse> result = config.execution().execute(call, StoredResponse.class, ctx -> {
+            Result<StoredBytes> result = config.execution().execute(call, StoredBytes.class, ctx -> {
                 StoredResponse captured = ex.proceed(body, ctx, responseCap);
                 sent.set(captured);
-                return toStore(captured);
+                return toStore(captured).toStored();
             });
             reply = answered(result, sent.get());
         } catch (Exception e) {
