@@ -51,7 +51,7 @@ public final class IdempotencyKeyHeader {
      *     is not 1 to 255 visible ASCII characters
      */
     public static String parse(String value) {
-        String v = strip(value);
+        String v = FieldValues.trimOws(value);
         String key = v.startsWith("\"") ? unquote(v) : v;
         check(key);
         return key;
@@ -128,17 +128,5 @@ public final class IdempotencyKeyHeader {
                     "the Idempotency-Key field has unexpected content after the string");
         }
         return out.toString();
-    }
-
-    private static String strip(String value) {
-        int start = 0;
-        int end = value.length();
-        while (start < end && (value.charAt(start) == ' ' || value.charAt(start) == '\t')) {
-            start++;
-        }
-        while (end > start && (value.charAt(end - 1) == ' ' || value.charAt(end - 1) == '\t')) {
-            end--;
-        }
-        return value.substring(start, end);
     }
 }

@@ -1,6 +1,8 @@
 package dev.idem.client;
 
 import dev.idem.api.IdempotencyKeyHeader;
+import dev.idem.api.InvalidRequestTimeoutException;
+import dev.idem.api.RequestTimeoutHeader;
 import dev.idem.api.time.Sleeper;
 import dev.idem.client.internal.RetryAfterParser;
 import dev.idem.client.internal.RetrySession;
@@ -25,7 +27,14 @@ import java.util.concurrent.CompletableFuture;
  * BodyPublishers} for strings, byte arrays and files are).
  *
  * <p>Each attempt's timeout is the request's own timeout, shortened to the time left before the
- * policy's deadline. A server {@code Retry-After} (delta-seconds or HTTP-date) on a retryable
+ * deadline: the policy's, or the caller's if that comes first (a deadline bound to the calling
+ * thread, {@link dev.idem.api.time.Deadline#current()}, as the engine binds one while work runs,
+ * or an {@value #REQUEST_TIMEOUT} header the request already carries). Every attempt sends that
+ * timeout as its {@value #REQUEST_TIMEOUT} header, in whole milliseconds rounded down (at least 1),
+ * so the server knows how long this attempt waits: the header shrinks from attempt to attempt as
+ * the sequence spends its time, and is never more than the attempt's own timeout (see
+ * {@link RequestTimeoutHeader}; {@link Builder#withoutRequestTimeoutHeader()} leaves it out). A
+ * server {@code Retry-After} (delta-seconds or HTTP-date) on a retryable
  * response raises the delay of the next retry; if it reaches past the deadline the response is
  * returned at once. A response whose status is still retryable when retrying stops is returned, not
  * thrown; an exception is thrown (or completes the future) unchanged, with those of earlier
@@ -37,6 +46,9 @@ public final class IdempotentHttpClient {
     /** The request header that carries the key. */
     public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
+    /** The request header that carries the attempt's budget, {@value}. */
+    public static final String REQUEST_TIMEOUT = RequestTimeoutHeader.NAME;
+
     private static final Duration MIN_ATTEMPT_TIMEOUT = Duration.ofMillis(1);
 
     private final HttpClient client;
@@ -46,6 +58,7 @@ public final class IdempotentHttpClient {
     private final IdempotencyKeyGenerator keyGenerator;
     private final RetryClassifier<HttpResponse<?>> classifier;
     private final boolean quoteKey;
+    private final boolean sendTimeout;
 
     private IdempotentHttpClient(Builder b) {
         this.client = b.client;
@@ -56,6 +69,7 @@ public final class IdempotentHttpClient {
         this.keyGenerator = b.keyGenerator;
         this.classifier = b.classifier;
         this.quoteKey = b.quoteKey;
+        this.sendTimeout = b.sendTimeout;
     }
 
     /**
@@ -82,7 +96,7 @@ public final class IdempotentHttpClient {
             throws IOException, InterruptedException {
         Objects.requireNonNull(request, "request must not be null");
         Objects.requireNonNull(handler, "handler must not be null");
-        RetrySession session = new RetrySession(policy, budget, listener, keyOf(request));
+        RetrySession session = new RetrySession(policy, budget, listener, keyOf(request), callerBudget(request));
         while (true) {
             session.begin();
             HttpResponse<T> response = null;
@@ -126,7 +140,8 @@ public final class IdempotentHttpClient {
         Objects.requireNonNull(handler, "handler must not be null");
         CompletableFuture<IdempotentResponse<T>> result = new CompletableFuture<>();
         try {
-            RetrySession session = new RetrySession(policy, budget, listener, keyOf(request));
+            RetrySession session = new RetrySession(policy, budget, listener, keyOf(request),
+                    callerBudget(request));
             new AsyncCall<>(request, handler, session, result).attempt();
         } catch (RuntimeException e) {
             result.completeExceptionally(e);
@@ -168,15 +183,31 @@ public final class IdempotentHttpClient {
                 .orElseGet(keyGenerator::newKey);
     }
 
+    /** The budget the request itself carries in its {@value #REQUEST_TIMEOUT} header, or null. */
+    private static Duration callerBudget(HttpRequest request) {
+        try {
+            return RequestTimeoutHeader.parse(request.headers().allValues(REQUEST_TIMEOUT)).orElse(null);
+        } catch (InvalidRequestTimeoutException e) {
+            throw new IllegalArgumentException("the request's " + REQUEST_TIMEOUT + " header is malformed: "
+                    + e.getMessage(), e);
+        }
+    }
+
     private HttpRequest attemptRequest(HttpRequest request, RetrySession session) {
-        HttpRequest.Builder b =
-                HttpRequest.newBuilder(request, (name, value) -> !name.equalsIgnoreCase(IDEMPOTENCY_KEY));
+        HttpRequest.Builder b = HttpRequest.newBuilder(request, (name, value) ->
+                !name.equalsIgnoreCase(IDEMPOTENCY_KEY) && !name.equalsIgnoreCase(REQUEST_TIMEOUT));
         Duration remaining = session.remaining();
         Duration timeout = request.timeout().filter(t -> t.compareTo(remaining) < 0).orElse(remaining);
+        if (timeout.compareTo(MIN_ATTEMPT_TIMEOUT) < 0) {
+            timeout = MIN_ATTEMPT_TIMEOUT;
+        }
         String field = quoteKey ? IdempotencyKeyHeader.format(session.key()) : session.key();
-        return b.header(IDEMPOTENCY_KEY, field)
-                .timeout(timeout.compareTo(MIN_ATTEMPT_TIMEOUT) < 0 ? MIN_ATTEMPT_TIMEOUT : timeout)
-                .build();
+        b.header(IDEMPOTENCY_KEY, field).timeout(timeout);
+        if (sendTimeout) {
+            // The attempt's own timeout: what the server may spend before this attempt stops listening.
+            b.header(REQUEST_TIMEOUT, RequestTimeoutHeader.format(timeout));
+        }
+        return b.build();
     }
 
     private RetryDecision classifyResponse(HttpResponse<?> response) {
@@ -282,6 +313,7 @@ public final class IdempotentHttpClient {
         private IdempotencyKeyGenerator keyGenerator = IdempotencyKeyGenerator.uuidV7();
         private RetryClassifier<HttpResponse<?>> classifier = HttpRetryClassifier.standard();
         private boolean quoteKey = true;
+        private boolean sendTimeout = true;
 
         private Builder(HttpClient client) {
             this.client = Objects.requireNonNull(client, "client must not be null");
@@ -352,6 +384,19 @@ public final class IdempotentHttpClient {
          */
         public Builder bareKeyHeader() {
             this.quoteKey = false;
+            return this;
+        }
+
+        /**
+         * Sends no {@value IdempotentHttpClient#REQUEST_TIMEOUT} header. Only for servers that read
+         * that header otherwise (some take it in seconds): to them the attempt's milliseconds would
+         * read as a budget a thousand times too long. A header the request carries itself still
+         * bounds the retries, and is then not sent either.
+         *
+         * @return this builder
+         */
+        public Builder withoutRequestTimeoutHeader() {
+            this.sendTimeout = false;
             return this;
         }
 

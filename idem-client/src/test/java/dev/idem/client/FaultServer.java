@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A loopback HTTP server that answers each path from a script of faults, one per request; the last
- * fault repeats. Records the {@code Idempotency-Key} header of every request it receives.
+ * fault repeats. Records the {@code Idempotency-Key} and {@code X-Request-Timeout} headers of every
+ * request it receives.
  */
 final class FaultServer implements AutoCloseable {
 
@@ -38,6 +39,7 @@ final class FaultServer implements AutoCloseable {
     private final CountDownLatch release = new CountDownLatch(1);
     private final Map<String, Deque<Fault>> scripts = new HashMap<>();
     private final Map<String, List<String>> keys = new ConcurrentHashMap<>();
+    private final Map<String, List<String>> timeouts = new ConcurrentHashMap<>();
 
     private FaultServer() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -63,6 +65,11 @@ final class FaultServer implements AutoCloseable {
         return List.copyOf(keys.getOrDefault(path, List.of()));
     }
 
+    /** Every request's {@code X-Request-Timeout} values (joined with commas; {@code <none>} if absent). */
+    List<String> timeouts(String path) {
+        return List.copyOf(timeouts.getOrDefault(path, List.of()));
+    }
+
     private synchronized Fault next(String path) {
         Deque<Fault> script = scripts.get(path);
         if (script == null) {
@@ -76,6 +83,9 @@ final class FaultServer implements AutoCloseable {
         List<String> values = exchange.getRequestHeaders().get(IdempotentHttpClient.IDEMPOTENCY_KEY);
         keys.computeIfAbsent(path, p -> new CopyOnWriteArrayList<>())
                 .add(values == null ? "<none>" : String.join(",", values));
+        List<String> budget = exchange.getRequestHeaders().get(IdempotentHttpClient.REQUEST_TIMEOUT);
+        timeouts.computeIfAbsent(path, p -> new CopyOnWriteArrayList<>())
+                .add(budget == null ? "<none>" : String.join(",", budget));
         try (InputStream in = exchange.getRequestBody()) {
             in.readAllBytes();
         }

@@ -70,6 +70,7 @@ final class AsyncExecution<T> {
         });
         try {
             fingerprint = execution.fingerprint(request);
+            execution.refuseIfSpent();
             Result<T> cached = execution.fromNearCache(fingerprint);
             if (cached != null) {
                 answer.complete(cached);
@@ -115,6 +116,10 @@ final class AsyncExecution<T> {
             return;
         }
         if (verdict.claimed()) {
+            if (execution.spent()) {
+                answer.completeExceptionally(execution.refuseClaimed(claim));
+                return;
+            }
             run(claim, beforeClaim);
         } else if (verdict.replay != null) {
             answer.complete(verdict.replay);
@@ -144,7 +149,7 @@ final class AsyncExecution<T> {
                 scheduler);
         CompletionStage<? extends T> stage;
         try {
-            stage = work.execute(ctx);
+            stage = startWork(ctx);
             if (stage == null) {
                 throw new NullPointerException("the AsyncWork for " + key + " returned null instead of a"
                         + " CompletionStage");
@@ -155,6 +160,18 @@ final class AsyncExecution<T> {
         }
         heartbeat.start();
         stage.whenComplete((value, failure) -> submit(() -> end(ctx, heartbeat, value, unwrap(failure)), true));
+    }
+
+    /** Calls the work with the caller's deadline bound to this thread while it starts its stage. */
+    private CompletionStage<? extends T> startWork(StepContext ctx) throws Exception {
+        dev.idem.api.time.Deadline.Scope bound = execution.bindDeadline();
+        try {
+            return work.execute(ctx);
+        } finally {
+            if (bound != null) {
+                bound.close();
+            }
+        }
     }
 
     /** Decides how the key ends, on an executor thread (the stage may complete on an event loop). */

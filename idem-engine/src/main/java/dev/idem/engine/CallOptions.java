@@ -1,15 +1,37 @@
 package dev.idem.engine;
 
+import dev.idem.api.time.Deadline;
 import dev.idem.engine.internal.PointerSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Per-call overrides of the engine's defaults: record TTL, lease, what a duplicate does
- * while the key is in progress, and extra fields left out of the fingerprint. Unset values
- * fall back to the engine's. Immutable; build with {@link #builder()}.
+ * while the key is in progress, extra fields left out of the fingerprint, and the caller's
+ * {@link Deadline}. Unset values fall back to the engine's. Immutable; build with {@link #builder()}.
+ *
+ * <p>A deadline is the time the caller still waits for the answer (what an HTTP adapter reads from
+ * {@code X-Request-Timeout}); it means the same to blocking and asynchronous calls:
+ * <ul>
+ *   <li>passed before the claim: {@link dev.idem.api.DeadlineExceededException} (504), nothing is
+ *       stored; passed while the claim was made: the claim is given back and the same exception
+ *       follows; in both cases the work does not run;</li>
+ *   <li>a duplicate that waits for an in-progress key ({@link InProgressPolicy#waitUpTo}) waits at
+ *       most until the deadline, then answers {@link dev.idem.api.RequestInProgressException} (409
+ *       with its retry-after hint);</li>
+ *   <li>the work sees it ({@link ExecutionContext#deadline()}), and blocking work finds it bound to
+ *       its thread ({@link Deadline#current()}) for idem-client; once the work has started, the
+ *       deadline interrupts nothing: the work runs to its end and its outcome is stored (a
+ *       completion is never cut short), so a retry replays it;</li>
+ *   <li>it may shorten the claim's lease, so a dead worker's claim blocks the key for less time,
+ *       while a live worker keeps its key through a heartbeat (see
+ *       {@link IdempotencyEngine.Builder#minBudgetLease}).</li>
+ * </ul>
+ * A deadline is fixed when it is made, so options that carry one belong to one call:
+ * {@link #withDeadline(Deadline)} adds it to options shared by many.
  */
 public final class CallOptions {
     private static final CallOptions DEFAULTS = new Builder().build();
@@ -19,6 +41,7 @@ public final class CallOptions {
     private final InProgressPolicy inProgress;
     private final List<String> excluded;
     private final PointerSet excludedSet;
+    private final Deadline deadline;
 
     private CallOptions(Builder b) {
         this.ttl = b.ttl;
@@ -26,6 +49,16 @@ public final class CallOptions {
         this.inProgress = b.inProgress;
         this.excluded = List.copyOf(b.excluded);
         this.excludedSet = PointerSet.of(excluded);
+        this.deadline = b.deadline;
+    }
+
+    private CallOptions(CallOptions base, Deadline deadline) {
+        this.ttl = base.ttl;
+        this.lease = base.lease;
+        this.inProgress = base.inProgress;
+        this.excluded = base.excluded;
+        this.excludedSet = base.excludedSet;
+        this.deadline = deadline;
     }
 
     /**
@@ -86,12 +119,33 @@ public final class CallOptions {
         return excludedSet;
     }
 
+    /**
+     * The caller's deadline, or null for none (the call is bounded by the engine's settings only).
+     *
+     * @return the deadline, or null
+     */
+    public @Nullable Deadline deadline() {
+        return deadline;
+    }
+
+    /**
+     * These options with {@code deadline} in place of their own (for one call, from options shared
+     * by many).
+     *
+     * @param deadline the caller's deadline
+     * @return a copy with the deadline
+     */
+    public CallOptions withDeadline(Deadline deadline) {
+        return new CallOptions(this, Objects.requireNonNull(deadline, "deadline"));
+    }
+
     /** Validating builder; each setter may be called once. */
     public static final class Builder {
         private Duration ttl;
         private Duration lease;
         private InProgressPolicy inProgress;
         private final List<String> excluded = new ArrayList<>();
+        private Deadline deadline;
 
         private Builder() {
         }
@@ -148,6 +202,21 @@ public final class CallOptions {
             List<String> list = List.of(pointers);
             PointerSet.of(list);
             excluded.addAll(list);
+            return this;
+        }
+
+        /**
+         * The time the caller still waits for the answer (see the class comment for what it
+         * changes): {@code deadline(Deadline.after(Duration.ofSeconds(2), engine.ticker()))}.
+         *
+         * @param deadline the caller's deadline
+         * @return this builder
+         */
+        public Builder deadline(Deadline deadline) {
+            if (this.deadline != null) {
+                throw new IllegalStateException("deadline was already set to " + this.deadline);
+            }
+            this.deadline = Objects.requireNonNull(deadline, "deadline");
             return this;
         }
 

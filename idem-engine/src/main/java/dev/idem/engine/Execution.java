@@ -1,6 +1,7 @@
 package dev.idem.engine;
 
 import com.fasterxml.jackson.databind.JavaType;
+import dev.idem.api.DeadlineExceededException;
 import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.KeyReusedException;
@@ -11,8 +12,10 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
+import dev.idem.api.time.Deadline;
 import dev.idem.engine.IdempotencyEvent.Type;
 import dev.idem.engine.internal.NearCache;
+import dev.idem.engine.internal.StepJournal;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -20,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.Optional;
 
 /**
  * One call of the engine: the state machine from fingerprint to result.
@@ -30,6 +34,10 @@ import java.util.Base64;
  * ({@link StepContext}), how the key ends. Store writes after the work are in
  * {@link Recorder}. Every duration is measured on the engine's {@link dev.idem.api.time.Ticker};
  * no wall clock is read.
+ *
+ * <p>A caller's {@link Deadline} ({@link CallOptions#deadline()}) is checked before the claim and
+ * once the claim is won, bounds a duplicate's wait, and may shorten the claim's lease
+ * ({@link #claimLease()}); once the work has started it stops nothing.
  */
 final class Execution<T> {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
@@ -83,6 +91,9 @@ final class Execution<T> {
     private final InProgressPolicy policy;
     private final long started;
     private final Recorder recorder;
+    private final Deadline deadline;
+    // The lease of the latest claim: the call's lease, or shorter by the deadline (see claimLease()).
+    private volatile Duration claimedLease;
     // False for an asynchronous driver, whose threads are not the caller's.
     private final boolean blocking;
 
@@ -102,6 +113,8 @@ final class Execution<T> {
         this.lease = options.lease() != null ? options.lease() : engine.lease;
         this.ttl = options.ttl() != null ? options.ttl() : engine.ttl;
         this.policy = options.inProgress() != null ? options.inProgress() : engine.inProgress;
+        this.deadline = options.deadline();
+        this.claimedLease = lease;
         this.started = engine.listener == IdempotencyListener.NONE ? 0 : engine.ticker.read();
         // The engine's own pair was checked at build time; only overrides need checking here.
         if ((options.lease() != null || options.ttl() != null) && lease.compareTo(ttl) >= 0) {
@@ -116,6 +129,7 @@ final class Execution<T> {
 
     Result<T> run(Object request) {
         byte[] fingerprint = fingerprint(request);
+        refuseIfSpent();
         Result<T> cached = fromNearCache(fingerprint);
         if (cached != null) {
             return cached;
@@ -127,6 +141,9 @@ final class Execution<T> {
             ClaimResult claim = claim(fingerprint, token);
             Verdict<T> verdict = judge(claim, fingerprint, waiting, beforeClaim);
             if (verdict.claimed()) {
+                if (spent()) {
+                    throw refuseClaimed(claim);
+                }
                 return execute(claim, beforeClaim, fingerprint);
             }
             if (verdict.replay != null) {
@@ -141,9 +158,81 @@ final class Execution<T> {
         }
     }
 
-    /** One claim of the key with {@code token}, for this call's lease and TTL. */
+    /** One claim of the key with {@code token}, for this call's lease (see {@link #claimLease()}) and TTL. */
     ClaimResult claim(byte[] fingerprint, long token) {
-        return engine.store.claim(key, fingerprint, token, lease, ttl);
+        Duration leaseNow = claimLease();
+        claimedLease = leaseNow;
+        return engine.store.claim(key, fingerprint, token, leaseNow, ttl);
+    }
+
+    /**
+     * The lease to claim with: the call's lease, or, with a deadline, the time the caller has left
+     * if that is shorter, but never less than the engine's {@code minBudgetLease}. A worker that
+     * dies then blocks the key only about as long as its caller waits; a live one keeps the key
+     * through a heartbeat ({@link #heartbeat}) that renews this shorter lease while the work runs.
+     */
+    private Duration claimLease() {
+        if (deadline == null) {
+            return lease;
+        }
+        long nanos = Math.max(deadline.remainingNanos(), engine.minBudgetLease.toNanos());
+        if (nanos >= lease.toNanos()) {
+            return lease;
+        }
+        // Stores count whole milliseconds: rounded up, so the lease is never shorter than promised.
+        return Duration.ofMillis(Math.max(1, (nanos + 999_999) / 1_000_000));
+    }
+
+    /** Whether the caller's deadline has passed. */
+    boolean spent() {
+        return deadline != null && deadline.isExpired();
+    }
+
+    /** Refuses the call if the caller's deadline passed before the claim: nothing is stored. */
+    void refuseIfSpent() {
+        if (spent()) {
+            emit(Type.DEADLINE_EXCEEDED, 0);
+            throw new DeadlineExceededException(key, false);
+        }
+    }
+
+    /**
+     * The caller's deadline passed while {@code claim} was being won: gives the claim back before any
+     * work runs (released, or handed back if its journal holds steps, so they stay bound to this
+     * request) and returns the answer. A give-back the store refuses leaves the claim to lapse.
+     */
+    DeadlineExceededException refuseClaimed(ClaimResult claim) {
+        StoredRecord record = claim.record();
+        DeadlineExceededException refused = new DeadlineExceededException(key, true);
+        if (StepJournal.holdsSteps(record.journal())) {
+            recorder.handBack(refused, record.fencingToken(), record.attempt());
+        } else {
+            recorder.release(refused, record.fencingToken(), record.attempt());
+        }
+        emit(Type.DEADLINE_EXCEEDED, record.attempt());
+        return refused;
+    }
+
+    /**
+     * A heartbeat for blocking work whose lease the deadline shortened, or null: it renews that
+     * lease every third of it while the work runs, for at most the call's own lease, so a budget
+     * never lets a live worker lose its key sooner than it would without one, nor holds the key
+     * longer. The work's own {@link ExecutionContext#extendLease} is never cut short by it.
+     */
+    private Heartbeat heartbeat(StepContext ctx) {
+        Duration renewal = claimedLease;
+        if (renewal.compareTo(lease) >= 0) {
+            return null;
+        }
+        Heartbeat beat = new Heartbeat(engine, key, ctx, renewal, lease, engine.async.executor(),
+                engine.async.scheduler());
+        beat.start();
+        return beat;
+    }
+
+    /** Binds the caller's deadline to this thread while the work starts or runs; null if there is none. */
+    Deadline.Scope bindDeadline() {
+        return deadline == null ? null : deadline.bind();
     }
 
     /** The request's fingerprint under this call's operation and exclusions. */
@@ -246,6 +335,10 @@ final class Execution<T> {
                 Duration leaseLeft = nonNegative(Duration.between(claim.storeTime(), record.leaseExpiresAt()));
                 Duration hint = min(engine.retryAfterHint, leaseLeft);
                 long waitLeft = policy.maxWait().toNanos() - (engine.ticker.read() - waiting.start);
+                if (deadline != null) {
+                    // Answer while the caller still listens, not after it gave up.
+                    waitLeft = Math.min(waitLeft, deadline.remainingNanos());
+                }
                 if (!policy.waits() || waitLeft <= 0) {
                     throw new RequestInProgressException(key, hint);
                 }
@@ -304,9 +397,9 @@ final class Execution<T> {
         return new Context(claim.record(), beforeClaim, leaseEnd, owner);
     }
 
-    /** This call's lease (the per-call override or the engine's). */
+    /** The lease of this call's latest claim (the per-call override or the engine's, or shorter by the deadline). */
     Duration lease() {
-        return lease;
+        return claimedLease;
     }
 
     /** Runs the work under the claim won at {@code beforeClaim} (a ticker reading taken before the claim call). */
@@ -328,11 +421,20 @@ final class Execution<T> {
         };
         T value = null;
         Throwable failure = null;
+        Heartbeat beat = null;
+        Deadline.Scope bound = bindDeadline();
         try {
+            beat = heartbeat(ctx);
             value = runner.run(ctx, completion);
         } catch (Exception | Error e) {
             failure = e;
         } finally {
+            if (bound != null) {
+                bound.close();
+            }
+            if (beat != null) {
+                beat.stop();
+            }
             ctx.close();
         }
         return finish(ctx, value, failure, fingerprint);
@@ -530,7 +632,7 @@ final class Execution<T> {
         final long claimSent;
 
         Context(StoredRecord claim, long claimSent, long leaseEnd, Thread owner) {
-            super(engine, key, claim, lease, owner);
+            super(engine, key, claim, claimedLease, owner);
             this.claim = claim;
             this.claimSent = claimSent;
             this.leaseDeadline = claim.leaseExpiresAt();
@@ -560,6 +662,20 @@ final class Execution<T> {
         @Override
         boolean leaseRanOut() {
             return engine.ticker.read() - leaseEnd >= 0;
+        }
+
+        @Override
+        public Optional<Deadline> deadline() {
+            return Optional.ofNullable(deadline);
+        }
+
+        @Override
+        void keepAlive(Duration renewal) {
+            // The work's own extendLease may reach further than a heartbeat's renewal: never cut it short.
+            if (leaseEnd - engine.ticker.read() > renewal.toNanos()) {
+                return;
+            }
+            extendLease(renewal);
         }
 
         @Override

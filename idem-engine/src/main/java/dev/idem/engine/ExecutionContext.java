@@ -2,8 +2,10 @@ package dev.idem.engine;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.idem.api.IdempotencyKey;
+import dev.idem.api.time.Deadline;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 
 /**
  * What the work knows about the execution it is part of, and the steps it may split into.
@@ -86,6 +88,20 @@ public interface ExecutionContext {
      * @return when the lease lapses, in the store's clock
      */
     Instant leaseDeadline();
+
+    /**
+     * The caller's deadline ({@link CallOptions.Builder#deadline}; over HTTP, the request's
+     * {@code X-Request-Timeout}), if it gave one: pass {@link Deadline#remaining()} on to what the
+     * work calls, with {@link #downstreamKey()}. It stops nothing by itself: work that runs past it
+     * still completes and its outcome is stored. While blocking work runs it is also bound to the
+     * work's thread ({@link Deadline#current()}), where idem-client picks it up; asynchronous work
+     * that calls out from other threads binds it there with {@link Deadline#bind()}.
+     *
+     * @return the caller's deadline, if any
+     */
+    default Optional<Deadline> deadline() {
+        return Optional.empty();
+    }
 
     /**
      * A stable, opaque key derived from scope, operation and client key (URL-safe, 43

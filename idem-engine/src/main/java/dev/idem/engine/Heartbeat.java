@@ -8,9 +8,10 @@ import java.time.Duration;
 import java.util.concurrent.Executor;
 
 /**
- * Keeps the lease of pending asynchronous work: every third of the lease it extends the lease
- * by a whole lease (fenced by the claim's token), until {@link #stop()} or until the work has
- * been pending {@code maxPending} on the engine's ticker. Past that bound it stops, so the lease
+ * Keeps the lease of pending asynchronous work, and of blocking work whose lease a caller's
+ * deadline shortened: every third of the lease it extends the lease by a whole lease (fenced by
+ * the claim's token; never shortening one the work extended further itself), until {@link #stop()}
+ * or until the work has been pending {@code maxPending} on the engine's ticker. Past that bound it stops, so the lease
  * lapses within one lease and a duplicate may take the key over: a stage that never completes
  * does not hold its key forever. A refused extension (another claim holds the key) stops it too;
  * a store failure is logged and the next beat tries again.
@@ -24,16 +25,17 @@ final class Heartbeat {
 
     private final IdempotencyEngine engine;
     private final IdempotencyKey key;
-    private final ExecutionContext ctx;
+    private final StepContext ctx;
     private final Duration lease;
     private final Duration interval;
     private final long deadline;
+    private final Duration maxPending;
     private final Executor executor;
     private final Scheduler scheduler;
     private boolean stopped;
     private Scheduler.Cancellable next;
 
-    Heartbeat(IdempotencyEngine engine, IdempotencyKey key, ExecutionContext ctx, Duration lease, Duration maxPending,
+    Heartbeat(IdempotencyEngine engine, IdempotencyKey key, StepContext ctx, Duration lease, Duration maxPending,
             Executor executor, Scheduler scheduler) {
         this.engine = engine;
         this.key = key;
@@ -41,6 +43,7 @@ final class Heartbeat {
         this.lease = lease;
         this.interval = Duration.ofNanos(Math.max(1_000_000L, lease.toNanos() / 3));
         this.deadline = engine.ticker.read() + maxPending.toNanos();
+        this.maxPending = maxPending;
         this.executor = executor;
         this.scheduler = scheduler;
     }
@@ -67,12 +70,13 @@ final class Heartbeat {
         }
         if (engine.ticker.read() - deadline >= 0) {
             stopped = true;
-            LOG.log(Level.WARNING, "the asynchronous work of {0} is still pending after the engine's maxPendingWork;"
-                    + " its lease is no longer extended and lapses, so a duplicate may take the key over", key);
+            LOG.log(Level.WARNING, "the work of {0} is still pending after {1} (maxPendingWork for asynchronous work,"
+                    + " the lease of a blocking call under a deadline); its lease is no longer extended and"
+                    + " lapses, so a duplicate may take the key over", key, maxPending);
             return;
         }
         try {
-            ctx.extendLease(lease);
+            ctx.keepAlive(lease);
         } catch (LeaseLostException e) {
             stopped = true;
             return;

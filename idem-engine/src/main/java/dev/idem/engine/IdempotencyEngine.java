@@ -89,6 +89,17 @@ import org.jspecify.annotations.Nullable;
  * never on a wall clock, so a clock stepped back or forward changes none of them; instants
  * from the store are only compared with other instants from the store.
  *
+ * <h2>Deadlines</h2>
+ * A caller that waits only so long passes its {@link dev.idem.api.time.Deadline} in
+ * {@link CallOptions#deadline()} (over HTTP, idem-http reads it from {@code X-Request-Timeout}).
+ * The work never starts once it has passed: before the claim the call is refused with
+ * {@link dev.idem.api.DeadlineExceededException} (504) and nothing is stored; if it passes while
+ * the claim is made, the claim is given back first. A waiting duplicate waits no longer than it
+ * ({@link dev.idem.api.RequestInProgressException}, 409). The work sees it
+ * ({@link ExecutionContext#deadline()}) but is not interrupted by it, and the outcome of work that
+ * ran is stored however late. It may shorten the claim's lease, never below
+ * {@link Builder#minBudgetLease}, and a heartbeat then keeps a live worker's key.
+ *
  * <h2>Result types</h2>
  * Results must survive a round trip through the engine's ObjectMapper. Replays decode
  * leniently: properties the result type no longer has are ignored, and properties it gained
@@ -144,6 +155,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     final int completeAttempts;
     final int maxOutcomeBytes;
     final AsyncRuntime async;
+    final Duration minBudgetLease;
 
     /**
      * The default {@link #maxOutcomeBytes()}: 393,216 bytes (384 KiB), what the smallest store
@@ -174,6 +186,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.ticker) : null;
         this.completeAttempts = b.completeAttempts;
         this.async = new AsyncRuntime(b.asyncExecutor, b.scheduler, b.maxPendingWork, b.maxAsyncCalls);
+        this.minBudgetLease = b.minBudgetLease;
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
         StoreCapabilities capabilities = store.capabilities();
         int storeHolds = capabilities.maxOutcomeBytes();
@@ -205,6 +218,17 @@ public final class IdempotencyEngine implements AutoCloseable {
      */
     public IdempotencyStore store() {
         return store;
+    }
+
+    /**
+     * The monotonic ticker this engine measures every duration on (see {@link Builder#ticker}):
+     * make a call's deadline on it ({@code Deadline.after(budget, engine.ticker())}) so that a
+     * test's simulated time moves both alike.
+     *
+     * @return the ticker
+     */
+    public Ticker ticker() {
+        return ticker;
     }
 
     /**
@@ -625,6 +649,12 @@ public final class IdempotencyEngine implements AutoCloseable {
     /** How many asynchronous calls an engine has in flight at most by default (see {@link Builder#maxAsyncCalls}). */
     public static final int DEFAULT_MAX_ASYNC_CALLS = 10_000;
 
+    /**
+     * The shortest lease a caller's deadline may cut a claim's lease to, by default: 5 s (see
+     * {@link Builder#minBudgetLease}).
+     */
+    public static final Duration DEFAULT_MIN_BUDGET_LEASE = Duration.ofSeconds(5);
+
     static Duration positive(String name, Duration d) {
         Objects.requireNonNull(d, name);
         if (d.isNegative() || d.isZero()) {
@@ -669,6 +699,7 @@ public final class IdempotencyEngine implements AutoCloseable {
         private Scheduler scheduler;
         private Duration maxPendingWork = DEFAULT_MAX_PENDING_WORK;
         private int maxAsyncCalls = DEFAULT_MAX_ASYNC_CALLS;
+        private Duration minBudgetLease = DEFAULT_MIN_BUDGET_LEASE;
         private final java.util.Set<String> set = new java.util.HashSet<>();
 
         private Builder() {
@@ -1015,6 +1046,27 @@ public final class IdempotencyEngine implements AutoCloseable {
                 throw new IllegalArgumentException("maxAsyncCalls must be at least 1 but was " + max);
             }
             this.maxAsyncCalls = max;
+            return this;
+        }
+
+        /**
+         * The shortest lease a caller's deadline ({@link CallOptions#deadline()}) may cut a claim's
+         * lease to (default {@link IdempotencyEngine#DEFAULT_MIN_BUDGET_LEASE}, 5 s). A call with a
+         * deadline claims with {@code min(lease, max(time left, minBudgetLease))}, so a worker that
+         * dies blocks the key about as long as its caller waits rather than a whole lease. While the
+         * work runs, a heartbeat renews that shorter lease every third of it (asynchronous work's
+         * heartbeat as always; blocking work's for at most the call's lease, on the
+         * {@link #asyncExecutor} and {@link #scheduler}), so a live worker keeps its key as long as it
+         * would without a deadline. Set it to the lease or longer to keep deadlines off leases.
+         * Too short a value lets a renewal that the machine delays by two thirds of it lose a live
+         * worker's key: keep it well above the worst pause (GC, a saturated executor) you expect.
+         *
+         * @param minBudgetLease at least 1 ms, at most {@link IdempotencyEngine#MAX_DURATION}
+         * @return this builder
+         */
+        public Builder minBudgetLease(Duration minBudgetLease) {
+            once("minBudgetLease");
+            this.minBudgetLease = positive("minBudgetLease", minBudgetLease);
             return this;
         }
 

@@ -56,14 +56,19 @@ public record IdempotencyEvent(Type type, String scope, String operation, int at
         /** The work failed finally and the failure was stored. */
         FINAL_FAILURE_STORED,
         /** The work ran but its outcome could not be stored (store failure or size limit). */
-        OUTCOME_NOT_STORED;
+        OUTCOME_NOT_STORED,
+        /**
+         * The caller's deadline had passed before the work could start (attempt 0: before the claim,
+         * nothing stored; otherwise while claiming, and the claim was given back); nothing ran.
+         */
+        DEADLINE_EXCEEDED;
 
         /**
          * The one name metrics and traces give this type (the {@code outcome} tag, the
          * {@code idem.outcome} attribute): {@code executed}, {@code replayed}, and the lower-case
          * name of every other type ({@code in_progress_conflict}, {@code key_reused},
          * {@code lease_taken_over}, {@code lease_lost}, {@code released_on_transient_failure},
-         * {@code final_failure_stored}, {@code outcome_not_stored}).
+         * {@code final_failure_stored}, {@code outcome_not_stored}, {@code deadline_exceeded}).
          *
          * @return the outcome name, lower snake case
          */

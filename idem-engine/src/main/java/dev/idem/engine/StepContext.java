@@ -83,6 +83,14 @@ abstract class StepContext implements ExecutionContext {
     /** Whether the lease has run out by the engine's ticker, so it must be renewed before a step. */
     abstract boolean leaseRanOut();
 
+    /**
+     * A heartbeat's renewal: extends the lease by {@code lease} from now, unless it already reaches
+     * further (the work extended it itself).
+     *
+     * @throws LeaseLostException if another worker took the key over
+     */
+    abstract void keepAlive(Duration lease);
+
     /** The work has ended: no step may start from now on. */
     final synchronized void close() {
         open = false;

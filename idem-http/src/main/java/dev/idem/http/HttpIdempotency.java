@@ -26,10 +26,27 @@ import java.util.function.Predicate;
  * and the RFC 8785 canonical body for JSON, the raw bytes otherwise), and the handler runs
  * at most once per key through the engine. Its response is buffered, stored when the
  * {@link ResponseStoragePolicy} says so, and replayed byte for byte to every retry.
+ *
+ * <p>The caller's budget: a covered request may carry {@value #REQUEST_TIMEOUT} (whole
+ * milliseconds, or a number with a grpc-timeout unit: {@link dev.idem.api.RequestTimeoutHeader}).
+ * Its deadline is counted from when the headers are read and passed to the engine with the
+ * request's {@link CallOptions}: a malformed value is a 400 ({@code invalid-request-timeout}); a
+ * budget spent before the key is claimed (zero, or used up reading the body) a 504
+ * ({@code deadline-exceeded}) with nothing stored; a duplicate waiting for an in-progress key (an
+ * {@link dev.idem.engine.InProgressPolicy#waitUpTo} policy) answers 409 with {@code Retry-After}
+ * by the deadline; the handler finds the deadline in its
+ * {@link dev.idem.engine.ExecutionContext#deadline()} and, on a blocking server, bound to its
+ * thread for idem-client; a handler still running at the deadline runs to its end and its response
+ * is stored.
  */
 public final class HttpIdempotency {
     /** The request header carrying the client's key. */
     public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    /**
+     * The request header carrying the time the caller still waits, {@value}; see
+     * {@link dev.idem.api.RequestTimeoutHeader} for its format.
+     */
+    public static final String REQUEST_TIMEOUT = dev.idem.api.RequestTimeoutHeader.NAME;
     /** Response header: {@code stored} on the first response whose outcome was stored, {@code replayed} on replays. */
     public static final String IDEMPOTENCY_STATUS = "Idempotency-Status";
     /** Response header set to {@code true} on replays. */
@@ -379,14 +396,22 @@ public final class HttpIdempotency {
         }
 
         /**
-         * Per-call engine options for every covered request (TTL, lease, in-progress policy).
+         * Per-call engine options for every covered request (TTL, lease, in-progress policy). A
+         * request's deadline comes from its {@value HttpIdempotency#REQUEST_TIMEOUT} header, not from here.
          *
          * @param options per-call overrides
          * @return this builder
+         * @throws IllegalArgumentException if the options carry a deadline (it would be one fixed
+         *     instant for every request)
          */
         public Builder callOptions(CallOptions options) {
             once("callOptions");
-            this.callOptions = Objects.requireNonNull(options, "callOptions");
+            Objects.requireNonNull(options, "callOptions");
+            if (options.deadline() != null) {
+                throw new IllegalArgumentException("callOptions must not carry a deadline: a deadline belongs to"
+                        + " one call, and each request gets its own from its " + REQUEST_TIMEOUT + " header");
+            }
+            this.callOptions = options;
             return this;
         }
 

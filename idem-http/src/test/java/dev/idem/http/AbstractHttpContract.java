@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.engine.FailureDecision;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.InProgressPolicy;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -32,9 +33,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code /anon/} (no authentication), {@link #storeAllConfig} on {@code /custom/}, and
  * {@link #config} over {@link #finalFailureEngine} on {@code /final/}; the caller is
  * authenticated from the {@code X-User} header.
+ *
+ * <p>The caller's budget ({@code X-Request-Timeout}) has its cases here too, so every server
+ * adapter answers them alike: malformed and repeated values (400), a spent budget (504, nothing
+ * stored), an absurdly large one, the deadline the handler sees, a handler that outlives its
+ * caller's budget (stored anyway), and a duplicate whose wait the budget cuts short (409 in time,
+ * on {@code /final/}, whose engine lets duplicates wait).
  */
 abstract class AbstractHttpContract {
     static final int MAX_BODY = 64 * 1024;
+    static final Duration WAITING_ENGINE_WAIT = Duration.ofSeconds(20);
 
     /** The client pointed at the running server. */
     abstract Http http();
@@ -50,9 +58,14 @@ abstract class AbstractHttpContract {
                 .build();
     }
 
-    /** An engine whose classifier stores IllegalArgumentException as a final failure. */
+    /**
+     * An engine whose classifier stores IllegalArgumentException as a final failure, and whose
+     * duplicates wait up to 20 s for an in-progress key (longer than any test's client waits, so
+     * only a budget can end that wait in time).
+     */
     static IdempotencyEngine finalFailureEngine(SwitchableStore store) {
         return IdempotencyEngine.builder().store(store).lease(Duration.ofSeconds(10)).ttl(Duration.ofHours(1))
+                .inProgress(InProgressPolicy.waitUpTo(WAITING_ENGINE_WAIT))
                 .failureClassifier(e -> e instanceof IllegalArgumentException
                         ? FailureDecision.finalFailure("card_declined", e.getMessage())
                         : FailureDecision.transientFailure())
@@ -225,8 +238,16 @@ abstract class AbstractHttpContract {
         assertThat(handler().executions("/api/thing", key)).isEqualTo(2);
     }
 
-    @Test
-    void duplicateWhileInProgressIs409WithRetryAfterThenReplays() throws Exception {
+    /** What one duplicate got while the first request was held in its handler, and what followed. */
+    private record Held(HttpResponse<byte[]> duplicate, Duration duplicateTook, HttpResponse<byte[]> original,
+            HttpResponse<byte[]> retry, int executions) {
+    }
+
+    /**
+     * Holds a first request to {@code path} in its handler, sends a duplicate with {@code headers}
+     * added, then lets the first finish and sends a retry.
+     */
+    private Held duplicateWhileHeld(String path, String... headers) throws Exception {
         TestHandler h = handler();
         h.gate = new CountDownLatch(1);
         h.entered = new CountDownLatch(1);
@@ -234,25 +255,39 @@ abstract class AbstractHttpContract {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<HttpResponse<byte[]>> first = pool.submit(() ->
-                    http().post("/api/slow", "{}", "Idempotency-Key", key, "X-User", "alice"));
+                    http().post(path, "{}", "Idempotency-Key", key, "X-User", "alice"));
             assertThat(h.entered.await(10, TimeUnit.SECONDS)).isTrue();
 
-            HttpResponse<byte[]> duplicate = http().post("/api/slow", "{}", "Idempotency-Key", key, "X-User", "alice");
-            assertProblem(duplicate, 409, "request-in-progress");
-            assertThat(duplicate.headers().firstValue("Retry-After")).hasValueSatisfying(v ->
-                    assertThat(Long.parseLong(v)).isBetween(1L, 10L));
+            String[] all = new String[headers.length + 4];
+            System.arraycopy(new String[] {"Idempotency-Key", key, "X-User", "alice"}, 0, all, 0, 4);
+            System.arraycopy(headers, 0, all, 4, headers.length);
+            long start = System.nanoTime();
+            HttpResponse<byte[]> duplicate = http().post(path, "{}", all);
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
 
             h.gate.countDown();
             HttpResponse<byte[]> original = first.get(10, TimeUnit.SECONDS);
-            HttpResponse<byte[]> retry = http().post("/api/slow", "{}", "Idempotency-Key", key, "X-User", "alice");
-            assertThat(original.statusCode()).isEqualTo(201);
-            assertThat(retry.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
-            assertThat(retry.body()).isEqualTo(original.body());
-            assertThat(h.executions("/api/slow", key)).isEqualTo(1);
+            HttpResponse<byte[]> retry = http().post(path, "{}", "Idempotency-Key", key, "X-User", "alice");
+            return new Held(duplicate, took, original, retry, h.executions(path, key));
         } finally {
             h.gate.countDown();
             pool.shutdownNow();
         }
+    }
+
+    private static void assertHeldThenReplayed(Held held) {
+        assertProblem(held.duplicate(), 409, "request-in-progress");
+        assertThat(held.duplicate().headers().firstValue("Retry-After")).hasValueSatisfying(v ->
+                assertThat(Long.parseLong(v)).isBetween(1L, 10L));
+        assertThat(held.original().statusCode()).isEqualTo(201);
+        assertThat(held.retry().headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(held.retry().body()).isEqualTo(held.original().body());
+        assertThat(held.executions()).isEqualTo(1);
+    }
+
+    @Test
+    void duplicateWhileInProgressIs409WithRetryAfterThenReplays() throws Exception {
+        assertHeldThenReplayed(duplicateWhileHeld("/api/slow"));
     }
 
     @Test
@@ -517,6 +552,110 @@ abstract class AbstractHttpContract {
                 "alice");
 
         assertProblem(r, 422, "key-reused");
+    }
+
+    // ---- the caller's budget: X-Request-Timeout
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "-1", "-0", "+5", "abc", "1.5", "1e3", "5s", "5 S", "123456789",
+        "999999999999999999999999999", "1,2", "0x10"})
+    void aMalformedRequestTimeoutIs400AndStoresNothing(String header) throws Exception {
+        String key = key();
+        HttpResponse<byte[]> r = http().post("/api/charges", "{}", "Idempotency-Key", key, "X-Request-Timeout", header,
+                "X-User", "alice");
+
+        assertProblem(r, 400, "invalid-request-timeout");
+        assertThat(Http.text(r)).contains("X-Request-Timeout");
+        assertThat(handler().executions("/api/charges", key)).isZero();
+        assertThat(charge(key, "{}", "alice").headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS))
+                .as("nothing was stored for the key").hasValue("stored");
+    }
+
+    @Test
+    void aRepeatedRequestTimeoutIs400() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> r = http().post("/api/charges", "{}", "Idempotency-Key", key, "X-Request-Timeout", "5000",
+                "X-Request-Timeout", "5000", "X-User", "alice");
+
+        assertProblem(r, 400, "invalid-request-timeout");
+        assertThat(handler().executions("/api/charges", key)).isZero();
+    }
+
+    @Test
+    void aSpentBudgetIs504BeforeAnythingIsClaimed() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> spent = http().post("/api/charges", "{\"amount\":3}", "Idempotency-Key", key,
+                "X-Request-Timeout", "0", "X-User", "alice");
+
+        assertProblem(spent, 504, "deadline-exceeded");
+        assertThat(spent.headers().firstValue("Retry-After")).isEmpty();
+        assertThat(handler().executions("/api/charges", key)).isZero();
+        // Nothing was stored: the same request with time left runs, once.
+        HttpResponse<byte[]> retry = http().post("/api/charges", "{\"amount\":3}", "Idempotency-Key", key,
+                "X-Request-Timeout", "30000", "X-User", "alice");
+        assertThat(retry.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("stored");
+        assertThat(handler().executions("/api/charges", key)).isEqualTo(1);
+    }
+
+    @Test
+    void anAbsurdlyLargeBudgetIsReadAsTheLongestAndTheRequestRuns() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> r = http().post("/api/deadline", "{}", "Idempotency-Key", key,
+                "X-Request-Timeout", "99999999H", "X-User", "alice");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(Long.parseLong(Http.text(r))).isGreaterThan(Duration.ofDays(3649).toMillis())
+                .isLessThanOrEqualTo(Duration.ofDays(3650).toMillis());
+    }
+
+    @Test
+    void theHandlerSeesTheDeadlineOfItsCallersBudget() throws Exception {
+        HttpResponse<byte[]> millis = http().post("/api/deadline", "{}", "Idempotency-Key", key(),
+                "X-Request-Timeout", " 60000 ", "X-User", "alice");
+        HttpResponse<byte[]> minutes = http().post("/api/deadline", "{}", "Idempotency-Key", key(),
+                "X-Request-Timeout", "2M", "X-User", "alice");
+        HttpResponse<byte[]> none = http().post("/api/deadline", "{}", "Idempotency-Key", key(), "X-User", "alice");
+
+        assertThat(Long.parseLong(Http.text(millis))).isBetween(1L, 60_000L);
+        assertThat(Long.parseLong(Http.text(minutes))).isBetween(60_001L, 120_000L);
+        assertThat(Http.text(none)).isEqualTo("none");
+    }
+
+    @Test
+    void aHandlerThatOutlivesItsCallersBudgetStillHasItsResponseStoredAndReplayed() throws Exception {
+        String key = key();
+        HttpResponse<byte[]> late = http().post("/api/outlive", "{}", "Idempotency-Key", key,
+                "X-Request-Timeout", "300", "X-User", "alice");
+        HttpResponse<byte[]> retry = http().post("/api/outlive", "{}", "Idempotency-Key", key,
+                "X-Request-Timeout", "5000", "X-User", "alice");
+
+        assertThat(late.statusCode()).isEqualTo(201);
+        assertThat(late.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("stored");
+        assertThat(retry.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(retry.body()).isEqualTo(late.body());
+        assertThat(handler().executions("/api/outlive", key)).isEqualTo(1);
+    }
+
+    @Test
+    void aDuplicateWaitsNoLongerThanItsBudgetAndAnswers409WithRetryAfter() throws Exception {
+        // /final/ lets duplicates wait 20 s, past the test client's own 10 s timeout: only the budget ends it in time.
+        Held held = duplicateWhileHeld("/final/slow", "X-Request-Timeout", "1500");
+
+        assertHeldThenReplayed(held);
+        assertThat(held.duplicateTook()).isGreaterThanOrEqualTo(Duration.ofMillis(1500))
+                .isLessThan(WAITING_ENGINE_WAIT);
+    }
+
+    @Test
+    void theBudgetIsReadOnlyOnCoveredRequests() throws Exception {
+        HttpResponse<byte[]> get = http().send("GET", "/api/thing", null, "Idempotency-Key", key(),
+                "X-Request-Timeout", "not a budget", "X-User", "alice");
+        HttpResponse<byte[]> optional = http().post("/api/budget/optional", "{}", "X-Request-Timeout", "0",
+                "X-User", "alice");
+
+        assertThat(get.statusCode()).isEqualTo(200);
+        assertThat(optional.statusCode()).as("no key on an optional route: idem does not cover it").isEqualTo(200);
+        assertThat(handler().executions("/api/budget/optional", "null")).isEqualTo(1);
     }
 
     @Test

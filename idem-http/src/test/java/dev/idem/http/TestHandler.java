@@ -78,6 +78,24 @@ final class TestHandler {
                         Map.of("Allow", "GET"));
             case "empty":
                 return new Reply(204, null, new byte[0], Map.of("X-Count", Integer.toString(n)));
+            case "deadline": {
+                // What the caller's X-Request-Timeout left the handler, as the work sees it.
+                dev.idem.engine.ExecutionContext ctx = (dev.idem.engine.ExecutionContext) context;
+                String text = ctx.deadline().map(d -> Long.toString(d.remaining().toMillis())).orElse("none");
+                return new Reply(200, "text/plain", text.getBytes(StandardCharsets.UTF_8), Map.of());
+            }
+            case "outlive": {
+                // Runs past the caller's deadline, as slow work does; its response must still be stored.
+                dev.idem.api.time.Deadline d = ((dev.idem.engine.ExecutionContext) context).deadline().orElseThrow();
+                if (d.remaining().compareTo(java.time.Duration.ofSeconds(5)) > 0) {
+                    throw new IllegalStateException("the test gave a budget too long to outlive: " + d);
+                }
+                while (!d.isExpired()) {
+                    Thread.sleep(Math.max(1, d.remaining().toMillis()));
+                }
+                return new Reply(201, "text/plain", ("outlived " + n + " " + UUID.randomUUID())
+                        .getBytes(StandardCharsets.UTF_8), Map.of());
+            }
             case "context": {
                 dev.idem.engine.ExecutionContext ctx = (dev.idem.engine.ExecutionContext) context;
                 String text = ctx == null ? "none" : ctx.attempt() + " " + ctx.downstreamKey() + " " + ctx.key().scope()

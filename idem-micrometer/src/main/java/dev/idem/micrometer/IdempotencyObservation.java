@@ -9,8 +9,15 @@ import io.micrometer.observation.ObservationRegistry;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Deque;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.Supplier;
 
 /**
@@ -30,7 +37,8 @@ import java.util.function.Supplier;
  *
  * <h2>Observations</h2>
  * <ul>
- *   <li>{@value #EXECUTION}, one per {@link #observe observed} engine call (contextual name, so
+ *   <li>{@value #EXECUTION}, one per observed engine call ({@link #observe}, or {@link #observeAsync}
+ *       for {@code executeAsync}) (contextual name, so
  *       span name, {@code idem <operation>} in lower case): low-cardinality {@value #OPERATION} (the name the caller gave:
  *       a route template or an annotation's operation, never a raw path), {@value #OUTCOME}
  *       ({@link IdempotencyEvent.Type#outcome()}, or {@value #NO_OUTCOME} when the call failed
@@ -80,6 +88,8 @@ public final class IdempotencyObservation {
     private final String storeKind;
     private final IdempotencyObservationConvention convention;
     private final OperationBound operations;
+    /** The observations of asynchronous calls in flight, by key: their events arrive on other threads. */
+    private final Map<IdempotencyKey, Deque<IdempotencyObservationContext>> async = new ConcurrentHashMap<>();
 
     private IdempotencyObservation(Builder b) {
         this.registry = b.registry;
@@ -114,6 +124,50 @@ public final class IdempotencyObservation {
         Objects.requireNonNull(call, "call");
         IdempotencyObservationContext context = new IdempotencyObservationContext(operationName, storeKind, key);
         return Observation.createNotStarted(convention, DEFAULT_CONVENTION, () -> context, registry).observe(call);
+    }
+
+    /**
+     * Runs {@code call}, an asynchronous engine call for {@code key} ({@code executeAsync}), inside
+     * an {@value #EXECUTION} observation named {@code operationName} that ends when the call's
+     * stage completes. The engine's events for {@code key} fill in its outcome, on whatever thread
+     * they arrive; while several asynchronous calls of one key are in flight, an event goes to the
+     * oldest of them that has no outcome yet (their names and tags are the same, only their
+     * durations may be swapped). A failure is recorded as the observation's error.
+     *
+     * @param <T> what the call's stage completes with
+     * @param operationName a bounded name: a route template or an operation, never a raw path or an id
+     * @param key the call's key (only its hash is recorded)
+     * @param call the engine call
+     * @return a stage that completes as the call's does, once the observation is stopped
+     */
+    public <T> CompletableFuture<T> observeAsync(String operationName, IdempotencyKey key,
+            Supplier<? extends CompletionStage<T>> call) {
+        Objects.requireNonNull(call, "call");
+        IdempotencyObservationContext context = new IdempotencyObservationContext(operationName, storeKind, key);
+        Observation observation = Observation.createNotStarted(convention, DEFAULT_CONVENTION, () -> context,
+                registry).start();
+        async.computeIfAbsent(key, k -> new ConcurrentLinkedDeque<>()).add(context);
+        CompletionStage<T> stage;
+        try (Observation.Scope scope = observation.openScope()) {
+            stage = call.get();
+        } catch (RuntimeException | Error e) {
+            end(key, context, observation, e);
+            throw e;
+        }
+        return stage.whenComplete((value, failure) -> end(key, context, observation, failure)).toCompletableFuture();
+    }
+
+    private void end(IdempotencyKey key, IdempotencyObservationContext context, Observation observation,
+            Throwable failure) {
+        async.computeIfPresent(key, (k, contexts) -> {
+            contexts.remove(context);
+            return contexts.isEmpty() ? null : contexts;
+        });
+        if (failure != null) {
+            observation.error(failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure);
+        }
+        observation.stop();
     }
 
     /**
@@ -157,8 +211,31 @@ public final class IdempotencyObservation {
         }
     }
 
-    /** The observation of the call this event belongs to, searched from the current one up. */
+    /**
+     * The observation of the call this event belongs to: searched from the current one up, else
+     * the oldest asynchronous one of its key without an outcome.
+     */
     private IdempotencyObservationContext current(IdempotencyEvent event) {
+        IdempotencyObservationContext found = onThisThread(event);
+        if (found != null || async.isEmpty()) {
+            return found;
+        }
+        Deque<IdempotencyObservationContext> contexts = async.get(
+                IdempotencyKey.of(event.scope(), event.operation(), event.key()));
+        if (contexts == null) {
+            return null;
+        }
+        IdempotencyObservationContext first = null;
+        for (IdempotencyObservationContext c : contexts) {
+            if (NO_OUTCOME.equals(c.outcome())) {
+                return c;
+            }
+            first = first == null ? c : first;
+        }
+        return first;
+    }
+
+    private IdempotencyObservationContext onThisThread(IdempotencyEvent event) {
         Observation current = registry.getCurrentObservation();
         io.micrometer.observation.Observation.ContextView view = current == null ? null : current.getContextView();
         while (view != null) {

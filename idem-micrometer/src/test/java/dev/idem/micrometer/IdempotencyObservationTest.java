@@ -102,7 +102,8 @@ class IdempotencyObservationTest {
     void outcomesUseTheOneVocabularyOfTheEngine() {
         assertThat(Arrays.stream(IdempotencyEvent.Type.values()).map(IdempotencyMetrics::outcome))
                 .containsExactly("executed", "replayed", "in_progress_conflict", "key_reused", "lease_taken_over",
-                        "lease_lost", "released_on_transient_failure", "final_failure_stored", "outcome_not_stored");
+                        "lease_lost", "released_on_transient_failure", "final_failure_stored", "outcome_not_stored",
+                        "deadline_exceeded");
         for (Meter m : meters.getMeters()) {
             assertThat(m.getId().getName()).startsWith("idem.");
         }

@@ -47,7 +47,7 @@ final class AsyncReturns {
      * Refuses a return type whose outcome cannot be stored, and the blocking transactional mode
      * on an asynchronous one.
      *
-     * @throws IllegalStateException saying what is wrong and what to return instead
+     * @throws IdemConfigurationException saying what is wrong and what to return instead
      */
     static void check(Method method, Idempotent idempotent) {
         Kind kind = kind(method);
@@ -55,14 +55,16 @@ final class AsyncReturns {
         Class<?> raw = method.getReturnType();
         if (kind == Kind.VALUE && (Future.class.isAssignableFrom(raw) || CompletionStage.class.isAssignableFrom(raw)
                 || ReactiveAdapterRegistry.getSharedInstance().getAdapter(raw) != null)) {
-            throw new IllegalStateException(where + " returns " + raw.getName() + ", which idem cannot run once: "
-                    + "it would store the wrapper, not the outcome. Return a value, a CompletionStage, a "
-                    + "CompletableFuture or a Reactor Mono (collect a finite Flux with collectList())");
+            throw new IdemConfigurationException(where, where + " returns " + raw.getName() + ", which idem cannot "
+                    + "run once: it would store the wrapper, not the outcome.", "Return a value, a CompletionStage, "
+                    + "a CompletableFuture or a Reactor Mono (collect a finite Flux with collectList()), or remove "
+                    + "@Idempotent from the method.");
         }
         if (kind != Kind.VALUE && idempotent.transactional()) {
-            throw new IllegalStateException(where + " returns " + raw.getSimpleName() + " with transactional = "
-                    + "true: the transactional mode runs blocking methods only (their transaction is bound to "
-                    + "the calling thread)");
+            throw new IdemConfigurationException(where, where + " returns " + raw.getSimpleName() + " with "
+                    + "transactional = true: the transactional mode runs blocking methods only (their transaction "
+                    + "is bound to the calling thread).", "Remove transactional = true, or make the method "
+                    + "blocking (return the value itself).");
         }
     }
 

@@ -21,7 +21,9 @@ import java.util.Base64;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -56,10 +58,29 @@ public final class IdempotentInterceptor implements MethodInterceptor {
     private final ObjectProvider<PrincipalResolver> principals;
     private final ObjectProvider<CallObserver> observer;
     private final String defaultScope;
+    private final CallerSource callers;
     private final ParameterNameDiscoverer names;
     private final SpelExpressionParser parser = new SpelExpressionParser();
     private final Map<String, Expression> expressions = new ConcurrentHashMap<>();
     private final Map<Method, Idempotent> checked = new ConcurrentHashMap<>();
+    /** The transactional methods seen so far, for {@link #checkTransactionalMode()}. */
+    private final Set<String> transactionalMethods = new ConcurrentSkipListSet<>();
+
+    /** Where the caller of a call whose annotation names no scope is found. */
+    public enum CallerSource {
+        /**
+         * A servlet or non-web application: the caller known on the calling thread (the servlet
+         * request, Spring Security's {@code SecurityContextHolder}); a {@code Mono}'s caller,
+         * when the thread knows none, is Spring Security's reactive user at subscription.
+         */
+        THREAD,
+        /**
+         * A reactive (WebFlux) application: Spring Security's reactive user, which only a
+         * {@code Mono} sees (at subscription); the thread that calls a method knows no caller. A
+         * method that returns anything else must name its scope, or {@link #check} refuses it.
+         */
+        REACTIVE
+    }
 
     /**
      * Creates the interceptor.
@@ -73,33 +94,89 @@ public final class IdempotentInterceptor implements MethodInterceptor {
     public IdempotentInterceptor(ObjectProvider<IdempotencyEngine> engine,
             ObjectProvider<TransactionalExecutor> transactional, ObjectProvider<PrincipalResolver> principals,
             ObjectProvider<CallObserver> observer, String defaultScope) {
-        this(engine, transactional, principals, observer, defaultScope, new DefaultParameterNameDiscoverer());
+        this(engine, transactional, principals, observer, defaultScope, CallerSource.THREAD);
+    }
+
+    /**
+     * Creates the interceptor for an application whose callers are found as {@code callers} says.
+     *
+     * @param engine the engine
+     * @param transactional the JDBC transactional mode, when available
+     * @param principals the scoping rule shared with the filter ({@link SpringPrincipals#standard})
+     * @param observer what observes each call, when available
+     * @param defaultScope the scope of calls with no scope expression and no principal, or null to refuse them
+     * @param callers {@link CallerSource#REACTIVE} in a WebFlux application, else {@link CallerSource#THREAD}
+     */
+    public IdempotentInterceptor(ObjectProvider<IdempotencyEngine> engine,
+            ObjectProvider<TransactionalExecutor> transactional, ObjectProvider<PrincipalResolver> principals,
+            ObjectProvider<CallObserver> observer, String defaultScope, CallerSource callers) {
+        this(engine, transactional, principals, observer, defaultScope, callers, new DefaultParameterNameDiscoverer());
     }
 
     IdempotentInterceptor(ObjectProvider<IdempotencyEngine> engine, ObjectProvider<TransactionalExecutor> transactional,
             ObjectProvider<PrincipalResolver> principals, ObjectProvider<CallObserver> observer, String defaultScope,
-            ParameterNameDiscoverer names) {
+            CallerSource callers, ParameterNameDiscoverer names) {
         this.engine = Objects.requireNonNull(engine, "engine");
         this.transactional = Objects.requireNonNull(transactional, "transactional");
         this.principals = Objects.requireNonNull(principals, "principals");
         this.observer = Objects.requireNonNull(observer, "observer");
         this.defaultScope = defaultScope == null || defaultScope.isBlank() ? null : defaultScope;
+        this.callers = Objects.requireNonNull(callers, "callers");
         this.names = names;
     }
 
     /**
      * Refuses, before any call, an {@link Idempotent} method whose return type idem cannot run
      * once (a {@code Flux}, a {@code Future}, any reactive type but {@code Mono}), or an
-     * asynchronous one in the blocking transactional mode. The Boot starter runs it for every
-     * advised method at startup; the interceptor runs it on each method's first call.
+     * asynchronous one in the blocking transactional mode.
      *
      * @param method an annotated method
-     * @throws IllegalStateException naming the method and what it should return instead
+     * @throws IdemConfigurationException naming the method and what it should return instead
      */
     public static void checkReturnType(Method method) {
         Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
         if (idempotent != null) {
             AsyncReturns.check(method, idempotent);
+        }
+    }
+
+    /**
+     * Refuses, before any call, an {@link Idempotent} method this interceptor cannot run: a
+     * return type it cannot run once ({@link #checkReturnType}), or, in a reactive application
+     * ({@link CallerSource#REACTIVE}), a method that returns no {@code Mono} and names no scope,
+     * since the thread that calls it knows no caller (without this check, every caller would
+     * be refused, or share {@code idem.aop.default-scope}). The Boot starters run it for every
+     * advised method at startup; the interceptor runs it on each method's first call.
+     *
+     * @param method an annotated method (others are ignored)
+     * @throws IdemConfigurationException naming the method and what to do
+     */
+    public void check(Method method) {
+        annotation(method);
+    }
+
+    /**
+     * Refuses the transactional mode on the methods checked so far when it cannot run here (no
+     * JDBC store, no unique DataSource or transaction manager): the Boot starters call it once
+     * every bean is created, so such a method fails the startup instead of every call.
+     *
+     * @throws IdemConfigurationException naming the methods and what the mode needs
+     */
+    public void checkTransactionalMode() {
+        if (transactionalMethods.isEmpty()) {
+            return;
+        }
+        TransactionalExecutor executor = transactional.getIfAvailable();
+        Optional<String> missing = executor == null
+                ? Optional.of("idem-store-jdbc or spring-jdbc is not on the class path") : executor.unavailable();
+        if (missing.isPresent()) {
+            String methods = String.join(", ", transactionalMethods);
+            throw new IdemConfigurationException("@Idempotent(transactional = true) on " + methods,
+                    "@Idempotent(transactional = true) on " + methods + " asks for the JDBC transactional mode, "
+                            + "which cannot run here: " + missing.get() + ". Every call would fail.",
+                    "Use the JDBC store (idem-store-jdbc over the application's DataSource, idem.store.kind=jdbc or "
+                            + "auto) with a unique DataSource and transaction manager, or remove "
+                            + "transactional = true from these methods.");
         }
     }
 
@@ -124,9 +201,11 @@ public final class IdempotentInterceptor implements MethodInterceptor {
         }
         AsyncReturns.Kind kind = AsyncReturns.kind(method);
         if (kind == AsyncReturns.Kind.MONO) {
-            // The caller of a Mono may only be known when it is subscribed (Spring Security's reactive context).
-            Optional<String> known = idempotent.scope().isEmpty() ? threadCaller()
-                    : Optional.of(String.valueOf(evaluate(idempotent.scope(), context, "scope", method)));
+            // The caller of a Mono may only be known when it is subscribed (Spring Security's reactive
+            // context); in a reactive application it is only known then, whatever the thread holds.
+            Optional<String> known = !idempotent.scope().isEmpty()
+                    ? Optional.of(String.valueOf(evaluate(idempotent.scope(), context, "scope", method)))
+                    : callers == CallerSource.REACTIVE ? Optional.empty() : threadCaller();
             return MonoReturns.invoke(engine.getObject(), method, known, defaultScope, idempotent.operation(), key,
                     request, invocation);
         }
@@ -214,12 +293,31 @@ public final class IdempotentInterceptor implements MethodInterceptor {
             return null;
         }
         AsyncReturns.check(method, found);
+        if (callers == CallerSource.REACTIVE && found.scope().isEmpty()
+                && AsyncReturns.kind(method) != AsyncReturns.Kind.MONO) {
+            throw noReactiveCaller(method);
+        }
         String[] parameters = names.getParameterNames(method);
         for (String text : new String[] {found.key(), found.scope(), found.request()}) {
             checkVariables(text, parameters, method);
         }
+        if (found.transactional()) {
+            transactionalMethods.add(method.getDeclaringClass().getName() + "." + method.getName());
+        }
         checked.put(method, found);
         return found;
+    }
+
+    private static IdemConfigurationException noReactiveCaller(Method method) {
+        String where = "@Idempotent on " + method.getDeclaringClass().getName() + "." + method.getName();
+        return new IdemConfigurationException(where, where + " returns " + method.getReturnType().getSimpleName()
+                + " and names no scope, in a reactive application: the caller (Spring Security's reactive user) is "
+                + "only known to a Mono when it is subscribed, never to the thread that calls this method, so "
+                + "every call would be refused, or share idem.aop.default-scope with every other caller.",
+                "Return a Mono (its caller is then read from the subscriber's security context), or name the scope: "
+                        + "take the caller as a parameter (a WebFlux controller receives it as a java.security."
+                        + "Principal argument) and write @Idempotent(scope = \"#caller.name\", ...); a scope "
+                        + "must come from trusted state, never from the request body.");
     }
 
     /**
@@ -233,18 +331,21 @@ public final class IdempotentInterceptor implements MethodInterceptor {
             if (POSITIONAL.matcher(name).matches() || name.equals("root") || name.equals("this")) {
                 continue;
             }
-            String where = "@Idempotent expression '" + text + "' on " + method.getDeclaringClass().getName() + "."
-                    + method.getName();
+            String annotation = "@Idempotent on " + method.getDeclaringClass().getName() + "." + method.getName();
+            String where = "The @Idempotent expression '" + text + "' on " + method.getDeclaringClass().getName()
+                    + "." + method.getName();
             if (parameters == null) {
-                throw new IllegalStateException(where + " names the parameter #" + name + ", but the class was "
-                        + "compiled without -parameters, so its parameter names are unknown at run time. Refer to "
-                        + "parameters by position (#p0 or #a0 is the first), or compile with -parameters (Maven: "
-                        + "maven-compiler-plugin <parameters>true</parameters>, which Spring Boot's parent POM sets; "
-                        + "Gradle: options.compilerArgs << '-parameters')");
+                throw new IdemConfigurationException(annotation, where + " names the parameter #" + name
+                        + ", but the class was compiled without -parameters, so its parameter names are unknown at "
+                        + "run time.", "Refer to parameters by position (#p0 or #a0 is the first), or compile with "
+                        + "-parameters (Maven: maven-compiler-plugin <parameters>true</parameters>, which Spring Boot's "
+                        + "parent POM sets; Gradle: options.compilerArgs << '-parameters').");
             }
             if (!Arrays.asList(parameters).contains(name)) {
-                throw new IllegalStateException(where + " names #" + name + ", which is not a parameter of the "
-                        + "method (its parameters: " + String.join(", ", parameters) + ")");
+                throw new IdemConfigurationException(annotation, where + " names #" + name + ", which is not a "
+                        + "parameter of the method (its parameters: " + String.join(", ", parameters) + ").",
+                        "Name one of the method's parameters (#" + String.join(", #", parameters)
+                                + "), or a parameter by position (#p0 is the first).");
             }
         }
     }

@@ -4,7 +4,6 @@ import dev.idem.http.IncomingRequest;
 import dev.idem.http.RouteResolver;
 import dev.idem.http.internal.Paths;
 import jakarta.servlet.http.HttpServletRequest;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,8 +14,6 @@ import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.util.ServletRequestPathUtils;
 import org.springframework.web.util.pattern.PathPattern;
-import org.springframework.web.util.pattern.PathPatternParser;
-import org.springframework.web.util.pattern.PatternParseException;
 
 /**
  * The routes the servlet filter covers, as Spring path patterns ({@code /charges},
@@ -51,36 +48,10 @@ public final class SpringRoutes implements RouteResolver {
      * @param mappings the application's handler mappings (only those that match annotated or
      *     functional endpoints are consulted); empty when the application has no Spring MVC
      * @return the resolver
-     * @throws IllegalArgumentException if a pattern is not a valid Spring path pattern, naming it
+     * @throws IdemConfigurationException if a pattern is not a valid Spring path pattern, naming it
      */
     public static SpringRoutes of(String property, List<String> patterns, Supplier<List<HandlerMapping>> mappings) {
-        return new SpringRoutes(parse(property, patterns), Objects.requireNonNull(mappings, "mappings"));
-    }
-
-    /**
-     * Parses path patterns, refusing what is not one.
-     *
-     * @param property the property the patterns come from, for error messages
-     * @param patterns the patterns
-     * @return the parsed patterns
-     * @throws IllegalArgumentException if a pattern is blank or not a valid Spring path pattern
-     */
-    public static List<PathPattern> parse(String property, List<String> patterns) {
-        List<PathPattern> parsed = new ArrayList<>();
-        for (int i = 0; i < patterns.size(); i++) {
-            String text = patterns.get(i) == null ? "" : patterns.get(i).strip();
-            if (text.isEmpty() || !text.startsWith("/")) {
-                throw new IllegalArgumentException(property + "[" + i + "]='" + text + "' is not a path pattern: "
-                        + "it must start with / (for example /charges, /orders/{id}/confirm or /orders/**)");
-            }
-            try {
-                parsed.add(PathPatternParser.defaultInstance.parse(text));
-            } catch (PatternParseException e) {
-                throw new IllegalArgumentException(property + "[" + i + "]='" + text + "' is not a Spring path "
-                        + "pattern: " + e.toDetailedString().replace('\n', ' '), e);
-            }
-        }
-        return List.copyOf(parsed);
+        return new SpringRoutes(RoutePatterns.parse(property, patterns), Objects.requireNonNull(mappings, "mappings"));
     }
 
     /**

@@ -10,6 +10,7 @@ import dev.idem.engine.Work;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import java.sql.Connection;
 import java.util.Objects;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Handles;
@@ -99,6 +100,11 @@ public final class SpringTransactionalIdempotency implements TransactionalExecut
             // Spring commits or rolls back; a handle must not end the transaction it joined.
             springJdbi.getConfig(Handles.class).setForceEndTransactions(false);
         }
+    }
+
+    @Override
+    public Optional<String> unavailable() {
+        return Optional.ofNullable(unavailable);
     }
 
     /**

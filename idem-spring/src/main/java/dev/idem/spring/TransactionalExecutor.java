@@ -5,6 +5,7 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.CallOptions;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
+import java.util.Optional;
 
 /**
  * Runs work once per key inside a database transaction that also completes the record (the JDBC
@@ -26,4 +27,14 @@ public interface TransactionalExecutor {
      */
     <T> Result<T> execute(IdempotencyKey key, Object request, TypeReference<T> type, CallOptions options,
             Work<? extends T> work);
+
+    /**
+     * Why every call would be refused here (the store is not JDBC, no unique DataSource or
+     * transaction manager), so that startup can refuse what needs the mode; empty when it runs.
+     *
+     * @return the reason, or empty
+     */
+    default Optional<String> unavailable() {
+        return Optional.empty();
+    }
 }

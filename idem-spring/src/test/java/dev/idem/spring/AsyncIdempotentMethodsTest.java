@@ -124,18 +124,108 @@ class AsyncIdempotentMethodsTest {
         }
     }
 
+    /** A reactive application's service: only a Mono sees the caller (at subscription). */
+    public static class ReactiveService {
+        final AtomicInteger runs = new AtomicInteger();
+
+        /**
+         * A future without a scope.
+         *
+         * @param id the payment id
+         * @return the payment
+         */
+        @Idempotent(operation = "unscoped", key = "#p0")
+        public CompletableFuture<String> unscoped(String id) {
+            return CompletableFuture.completedFuture("paid " + id + " " + runs.incrementAndGet());
+        }
+
+        /**
+         * A plain value without a scope.
+         *
+         * @param id the payment id
+         * @return the payment
+         */
+        @Idempotent(operation = "plain", key = "#p0")
+        public String plain(String id) {
+            return "paid " + id + " " + runs.incrementAndGet();
+        }
+
+        /**
+         * A future scoped by the caller it is given.
+         *
+         * @param caller the caller
+         * @param id the payment id
+         * @return the payment
+         */
+        @Idempotent(operation = "scoped", key = "#p1", scope = "#p0", request = "#p1")
+        public CompletableFuture<String> scoped(String caller, String id) {
+            return CompletableFuture.completedFuture("paid " + id + " " + runs.incrementAndGet());
+        }
+
+        /**
+         * A Mono: scoped at subscription.
+         *
+         * @param id the payment id
+         * @return the payment
+         */
+        @Idempotent(operation = "mono", key = "#p0")
+        public Mono<String> mono(String id) {
+            return Mono.fromSupplier(() -> "paid " + id + " " + runs.incrementAndGet());
+        }
+    }
+
+    @Test
+    void inAReactiveApplicationAMethodThatReturnsNoMonoMustNameItsScope() throws Exception {
+        // The defect: with a default scope every logged-in caller of such a method shared one record.
+        ReactiveService target = new ReactiveService();
+        ReactiveService service = proxy(target, r -> Optional.of("whoever-the-thread-had"),
+                IdempotentInterceptor.CallerSource.REACTIVE, "shared");
+
+        assertThatThrownBy(() -> service.unscoped("p-1")).isInstanceOf(IdemConfigurationException.class)
+                .hasMessageContaining("ReactiveService.unscoped").hasMessageContaining("scope = ")
+                .hasMessageContaining("Mono");
+        assertThatThrownBy(() -> service.plain("p-1")).isInstanceOf(IdemConfigurationException.class);
+        assertThat(target.runs).hasValue(0);
+
+        assertThat(service.scoped("alice", "p-2").get(20, TimeUnit.SECONDS)).isEqualTo("paid p-2 1");
+        assertThat(service.scoped("alice", "p-2").get(20, TimeUnit.SECONDS)).isEqualTo("paid p-2 1");
+        assertThat(service.scoped("bob", "p-2").get(20, TimeUnit.SECONDS)).isEqualTo("paid p-2 2");
+        assertThat(engine.store().find(IdempotencyKey.of("bob", "scoped", "p-2"))).isPresent();
+    }
+
+    @Test
+    void inAReactiveApplicationAMonosCallerIsTheReactiveUserNeverTheThreads() {
+        ReactiveService target = new ReactiveService();
+        ReactiveService service = proxy(target, r -> Optional.of("whoever-the-thread-had"),
+                IdempotentInterceptor.CallerSource.REACTIVE, null);
+
+        String carol = service.mono("p-3").contextWrite(ReactiveSecurityContextHolder.withAuthentication(
+                new TestingAuthenticationToken("carol", "n/a", "ROLE_USER"))).block(WAIT);
+        String dave = service.mono("p-3").contextWrite(ReactiveSecurityContextHolder.withAuthentication(
+                new TestingAuthenticationToken("dave", "n/a", "ROLE_USER"))).block(WAIT);
+
+        assertThat(List.of(carol, dave)).containsExactly("paid p-3 1", "paid p-3 2");
+        assertThat(engine.store().find(IdempotencyKey.of("whoever-the-thread-had", "mono", "p-3"))).isEmpty();
+        assertThatThrownBy(() -> service.mono("p-4").block(WAIT)).isInstanceOf(MissingScopeException.class);
+    }
+
     @AfterEach
     void close() {
         engine.close();
     }
 
     private <T> T proxy(T target, PrincipalResolver principals) {
+        return proxy(target, principals, IdempotentInterceptor.CallerSource.THREAD, null);
+    }
+
+    private <T> T proxy(T target, PrincipalResolver principals, IdempotentInterceptor.CallerSource callers,
+            String defaultScope) {
         StaticListableBeanFactory beans = new StaticListableBeanFactory();
         beans.addBean("engine", engine);
         beans.addBean("principals", principals);
         IdempotentInterceptor interceptor = new IdempotentInterceptor(beans.getBeanProvider(IdempotencyEngine.class),
                 beans.getBeanProvider(TransactionalExecutor.class), beans.getBeanProvider(PrincipalResolver.class),
-                beans.getBeanProvider(CallObserver.class), null, new DefaultParameterNameDiscoverer());
+                beans.getBeanProvider(CallObserver.class), defaultScope, callers, new DefaultParameterNameDiscoverer());
         ProxyFactory factory = new ProxyFactory(target);
         factory.addAdvice(interceptor);
         @SuppressWarnings("unchecked")

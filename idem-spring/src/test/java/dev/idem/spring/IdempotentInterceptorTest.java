@@ -64,7 +64,8 @@ class IdempotentInterceptorTest {
         beans.addBean("principals", principals);
         IdempotentInterceptor interceptor = new IdempotentInterceptor(beans.getBeanProvider(IdempotencyEngine.class),
                 beans.getBeanProvider(TransactionalExecutor.class), beans.getBeanProvider(PrincipalResolver.class),
-                beans.getBeanProvider(CallObserver.class), defaultScope, names);
+                beans.getBeanProvider(CallObserver.class), defaultScope, IdempotentInterceptor.CallerSource.THREAD,
+                names);
         ProxyFactory factory = new ProxyFactory(new Orders());
         factory.addAdvice(interceptor);
         return (Orders) factory.getProxy();

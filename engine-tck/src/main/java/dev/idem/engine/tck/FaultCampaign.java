@@ -1,6 +1,7 @@
 package dev.idem.engine.tck;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.api.DeadlineExceededException;
 import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.LeaseLostException;
@@ -9,6 +10,8 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
+import dev.idem.api.time.Deadline;
+import dev.idem.api.time.Scheduler;
 import dev.idem.engine.CallOptions;
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.FailureDecision;
@@ -48,6 +51,22 @@ final class FaultCampaign {
         WALL_STEPPED_IN_WAITS
     }
 
+    /** Whether the callers give the engine a deadline. */
+    enum Deadlines {
+        /** No call carries a deadline. */
+        NONE,
+        /**
+         * Every call carries a deadline of half the lease, as a client's {@code X-Request-Timeout}
+         * would, and its work takes a little longer than that: the deadline runs out during the
+         * work, so the completion (and a later step's journal write) comes after it, and a lapse
+         * fault lets it run out during the claim too. The claims take a lease of three quarters of
+         * the engine's (its {@code minBudgetLease}), so a key whose worker crashed or kept its
+         * claim must free within that shorter lease. A retry carries a fresh deadline, as a
+         * client's next attempt does.
+         */
+        PER_CALL
+    }
+
     /** The scripted work, as a client would run it. */
     enum Script {
         /** One effect, then a value. */
@@ -77,6 +96,11 @@ final class FaultCampaign {
     private static final int MAX_CALLS = 40;
     private static final int MAX_TRIES = 8;
     private static final Duration SLACK = Duration.ofMillis(2);
+    /**
+     * The timer of every worker: it never runs a task. A worker stands still while another runs
+     * (the kit is single-threaded), and so does its heartbeat; the work itself takes no time.
+     */
+    private static final Scheduler FROZEN = (delay, task) -> () -> { };
 
     /** A transient failure of the work. */
     static final class Flaky extends RuntimeException {
@@ -126,20 +150,31 @@ final class FaultCampaign {
      * @throws AssertionError naming the first run that broke the contract
      */
     int run(Clocks clocks, Script script) {
+        return run(clocks, Deadlines.NONE, script);
+    }
+
+    /**
+     * Runs {@code script} under {@code clocks}, its calls carrying {@code deadlines}, with each
+     * fault at each store call in turn.
+     *
+     * @return how many runs were made
+     * @throws AssertionError naming the first run that broke the contract
+     */
+    int run(Clocks clocks, Deadlines deadlines, Script script) {
         if (storeNow == null) {
             IdempotencyKey probe = IdempotencyKey.of(scope, "clock-probe", "probe");
             storeNow = fixture.store().claim(probe, new byte[] {1}, 1, lease, ttl).storeTime();
         }
         // The fault-free run first: its calls are the ones a fault can hit, each N in turn
         // (up to the N-th call every faulted run makes the same calls as this one).
-        int calls = go(new Run(clocks, script, 0, Fault.TRANSIENT));
+        int calls = go(new Run(clocks, deadlines, script, 0, Fault.TRANSIENT));
         if (calls > MAX_CALLS) {
             throw new AssertionError(script + " made " + calls + " store calls, more than " + MAX_CALLS);
         }
         int made = 1;
         for (int n = 1; n <= calls; n++) {
-            for (Fault fault : faults(clocks)) {
-                Run run = new Run(clocks, script, n, fault);
+            for (Fault fault : faults(clocks, deadlines)) {
+                Run run = new Run(clocks, deadlines, script, n, fault);
                 go(run);
                 if (run.faulted.firedOn == null) {
                     throw run.broken("the fault never fired: the run made fewer calls than the fault-free one");
@@ -164,7 +199,12 @@ final class FaultCampaign {
      * stepped clocks, those that make time matter (a lapse, a takeover, a crash whose claim must
      * lapse, a failure that keeps the claim until its lease lapses).
      */
-    static Set<Fault> faults(Clocks clocks) {
+    static Set<Fault> faults(Clocks clocks, Deadlines deadlines) {
+        if (deadlines == Deadlines.PER_CALL) {
+            // Where a deadline bears: time passing mid-call, and a claim left to lapse (the lease it shortened).
+            return EnumSet.of(Fault.PERMANENT, Fault.LAPSE_BEFORE, Fault.TAKEOVER_BEFORE, Fault.TAKEOVER_AFTER,
+                    Fault.CRASH_BEFORE, Fault.CRASH_AFTER);
+        }
         switch (clocks) {
             case SAME:
                 return EnumSet.allOf(Fault.class);
@@ -191,6 +231,7 @@ final class FaultCampaign {
     /** One scripted run with one fault. */
     private final class Run implements FaultyConnection.Hooks {
         private final Clocks clocks;
+        private final Deadlines deadlines;
         private final Script script;
         private final int n;
         private final Fault fault;
@@ -207,8 +248,9 @@ final class FaultCampaign {
         private int workers;
         private FaultyConnection faulted;
 
-        Run(Clocks clocks, Script script, int n, Fault fault) {
+        Run(Clocks clocks, Deadlines deadlines, Script script, int n, Fault fault) {
             this.clocks = clocks;
+            this.deadlines = deadlines;
             this.script = script;
             this.n = n;
             this.fault = fault;
@@ -241,10 +283,11 @@ final class FaultCampaign {
             IdempotencyEngine engine = engineBuilder.apply(connection).ttl(ttl).clock(time.wall())
                     .ticker(time.ticker()).sleeper(time.sleeper()).random(jitter::nextLong).inProgress(policy)
                     .retryAfterHint(lease).objectMapper(mapper)
+                    .minBudgetLease(lease.multipliedBy(3).dividedBy(4)).scheduler(FROZEN)
                     .failureClassifier(e -> e instanceof Declined ? FailureDecision.finalFailure("declined",
                             "card declined") : FailureDecision.transientFailure())
                     .build();
-            connection.lease = lease;
+            connection.lease = claimLease();
             connection.onWriteLanded = () -> ledger.recorded(name);
             connection.onFault = call -> exposed = exposedBy(name, call);
             return new Worker(name, connection, engine);
@@ -266,6 +309,30 @@ final class FaultCampaign {
                 return script.effects.iterator().next();
             }
             return null;
+        }
+
+        /** A call's budget under {@link Deadlines#PER_CALL}: half the lease. */
+        private Duration budget() {
+            return lease.dividedBy(2);
+        }
+
+        /** The lease a claim takes: with deadlines, what the engine's minBudgetLease lets them cut it to. */
+        private Duration claimLease() {
+            return deadlines == Deadlines.PER_CALL ? lease.multipliedBy(3).dividedBy(4) : lease;
+        }
+
+        /** The time the work takes: with deadlines, a little more than the deadline gives it. */
+        private void work() {
+            if (deadlines == Deadlines.PER_CALL) {
+                time.advance(budget().plus(SLACK));
+            }
+        }
+
+        /** The options of one call: a fresh deadline per call, as a client's attempt carries. */
+        private CallOptions options() {
+            return deadlines == Deadlines.PER_CALL
+                    ? CallOptions.builder().deadline(Deadline.after(budget(), time.ticker())).build()
+                    : CallOptions.defaults();
         }
 
         @Override
@@ -319,8 +386,9 @@ final class FaultCampaign {
                 o.retryAfter = e.retryAfter();
             } catch (FaultyConnection.Crash e) {
                 o.crashed = true;
-            } catch (StoreUnavailableException | LeaseLostException | Flaky | WorkFailedException e) {
-                // Transient: the client calls again.
+            } catch (StoreUnavailableException | LeaseLostException | Flaky | WorkFailedException
+                    | DeadlineExceededException e) {
+                // Transient: the client calls again (with a fresh deadline, if it gives one).
             } catch (RuntimeException e) {
                 throw broken("a caller got " + e, e);
             }
@@ -336,7 +404,8 @@ final class FaultCampaign {
             switch (script) {
                 case PLAIN:
                 case PLAIN_RETRIED:
-                    return engine.execute(key, request, String.class, ctx -> {
+                    return engine.execute(key, request, String.class, options(), ctx -> {
+                        work();
                         if (script == Script.PLAIN_RETRIED && ctx.attempt() == 1) {
                             throw new Flaky();
                         }
@@ -344,22 +413,26 @@ final class FaultCampaign {
                         return "pay@" + ctx.attempt();
                     });
                 case FINAL_FAILURE:
-                    return engine.execute(key, request, String.class, ctx -> {
+                    return engine.execute(key, request, String.class, options(), ctx -> {
+                        work();
                         effect(w, "try-charge", ctx.downstreamKey());
                         throw new Declined();
                     });
                 case STEPS:
                 case STEPS_RETRIED:
-                    return engine.execute(key, request, String.class, ctx -> {
+                    return engine.execute(key, request, String.class, options(), ctx -> {
+                        work();
                         String a = step(w, ctx, "reserve", false);
                         if (script == Script.STEPS) {
-                            ctx.extendLease(lease);
+                            // The lease it holds, renewed: a work that asks for more blocks the key longer if it dies.
+                            ctx.extendLease(claimLease());
                         }
                         String b = step(w, ctx, "charge", script == Script.STEPS_RETRIED);
                         return a + "," + b + "," + step(w, ctx, "ship", false);
                     });
                 case ATOMIC_STEP:
-                    return engine.execute(key, request, String.class, ctx -> {
+                    return engine.execute(key, request, String.class, options(), ctx -> {
+                        work();
                         String a = ctx.atomicStep("charge", String.class, cp -> {
                             String result = "charge@" + ctx.attempt();
                             byte[] journal = cp.journalWith(result);
@@ -372,8 +445,9 @@ final class FaultCampaign {
                         return a + "," + step(w, ctx, "ship", false);
                     });
                 default:
-                    return engine.executeAtomically(key, request, String.class, CallOptions.defaults(),
+                    return engine.executeAtomically(key, request, String.class, options(),
                             (ctx, completion) -> {
+                                work();
                                 String value = "book@" + ctx.attempt();
                                 w.connection().commitWith(() -> effect(w, "book", ctx.downstreamKey()));
                                 if (!w.connection().complete(ctx.key(), ctx.fencingToken(), completion.encode(value),
@@ -444,8 +518,9 @@ final class FaultCampaign {
                         + " recorded was not on record: a retry could run it again at once, not after the lease");
             }
             Duration stuck = waited.plus(time.slept());
-            if (stuck.compareTo(lease.plusSeconds(2)) > 0) {
-                throw broken("callers waited " + stuck + " for the key, more than one lease (" + lease + ")");
+            if (stuck.compareTo(claimLease().plusSeconds(2)) > 0) {
+                throw broken("callers waited " + stuck + " for the key, more than one lease (" + claimLease()
+                        + (deadlines == Deadlines.PER_CALL ? ", what the callers' deadlines cut it to" : "") + ")");
             }
             if (faulted.firedOn == null) {
                 String got = answer.kind() + " " + answer.body();
@@ -464,6 +539,7 @@ final class FaultCampaign {
                     : "call " + n + " (" + faulted.firedOn + ")";
             AssertionError e = new AssertionError("fault injection broke the contract: " + what + "\n  run: "
                     + script + " on " + fixture.store().getClass().getSimpleName() + ", clocks " + clocks
+                    + (deadlines == Deadlines.NONE ? "" : ", a deadline of " + budget() + " per call")
                     + (skew.isZero() ? "" : " (the store's clock " + skew.abs().toMillis() + " ms "
                             + (skew.isNegative() ? "behind" : "ahead") + ")")
                     + ", fault " + fault + " at " + call + ", seed " + seed + ", key " + key.key()

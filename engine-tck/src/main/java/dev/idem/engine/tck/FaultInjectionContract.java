@@ -3,6 +3,7 @@ package dev.idem.engine.tck;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.tck.FaultCampaign.Clocks;
+import dev.idem.engine.tck.FaultCampaign.Deadlines;
 import dev.idem.engine.tck.FaultCampaign.Script;
 import dev.idem.store.tck.StoreFixture;
 import java.util.ArrayList;
@@ -34,7 +35,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Every script also runs with the engines' wall clock 5 to 25 s ahead of and behind the store's
  * (under the faults where the engine judges a lease: a lapse, a takeover after the call, a dead
  * claim), and with it stepped an hour back and forth while the engines wait for a held key
- * (under the faults that leave one held: a permanent failure, a crash).
+ * (under the faults that leave one held: a permanent failure, a crash). And every script runs
+ * with a deadline on each call, half a lease, as a client's {@code X-Request-Timeout} gives one,
+ * and work that takes a little longer (under the faults where time passes mid-call or a claim is
+ * left to lapse): the deadline runs out during the work, so the completion comes after it, and
+ * during the claim under a lapse; it shortens the claims' leases, so a crashed worker's key must
+ * free within that shorter lease.
  *
  * <p>After each run, from outside the engine: every effect reached the downstream system at most
  * once, except the one effect a fault left to run again, documented as such (a step whose
@@ -67,7 +73,8 @@ public abstract class FaultInjectionContract {
     /**
      * The engine a worker runs on; override to add settings your store needs. The kit sets the
      * TTL, clock, ticker, sleeper, randomness, in-progress policy, retry-after hint, failure
-     * classifier and ObjectMapper itself, so the builder must leave those unset.
+     * classifier, ObjectMapper, scheduler and {@code minBudgetLease} itself, so the builder must
+     * leave those unset.
      *
      * @param store the worker's connection to the store under test
      * @return a builder with the store and the fixture's lease set
@@ -106,15 +113,20 @@ public abstract class FaultInjectionContract {
         List<Arguments> all = new ArrayList<>();
         for (Clocks clocks : Clocks.values()) {
             for (Script script : Script.values()) {
-                all.add(Arguments.of(clocks, script));
+                all.add(Arguments.of(clocks, Deadlines.NONE, script));
             }
+        }
+        for (Script script : Script.values()) {
+            all.add(Arguments.of(Clocks.SAME, Deadlines.PER_CALL, script));
         }
         return all.stream();
     }
 
-    @ParameterizedTest(name = "{1}, clocks {0}")
+    @ParameterizedTest(name = "{2}, clocks {0}, deadlines {1}")
     @MethodSource("campaigns")
-    void everyStoreCallFailedInTurnLeavesEachEffectOnceOneAnswerAndNoStuckKey(Clocks clocks, Script script) {
-        new FaultCampaign(fixture, this::engineBuilder, seed(), "faults-" + UUID.randomUUID()).run(clocks, script);
+    void everyStoreCallFailedInTurnLeavesEachEffectOnceOneAnswerAndNoStuckKey(Clocks clocks, Deadlines deadlines,
+            Script script) {
+        new FaultCampaign(fixture, this::engineBuilder, seed(), "faults-" + UUID.randomUUID())
+                .run(clocks, deadlines, script);
     }
 }

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.tck.FaultCampaign.Clocks;
+import dev.idem.engine.tck.FaultCampaign.Deadlines;
 import dev.idem.engine.tck.FaultCampaign.Script;
 import java.time.Duration;
 import java.time.Instant;
@@ -170,5 +172,43 @@ class FaultInjectionCatchesBrokenStoresTest {
                 .isInstanceOf(AssertionError.class).hasMessageContaining("gave the key back (a release after the lost"
                         + " CHECKPOINT)")
                 .hasMessageContaining("fault PERMANENT");
+    }
+
+    /**
+     * A store that claims every key for a lease of its own instead of the one the engine asks for:
+     * the claim of a worker whose caller gave a deadline (half the lease) then blocks the key for a
+     * whole lease after the worker crashed, as if the deadline counted for nothing.
+     */
+    static final class HoldsEveryClaimForItsOwnLease extends ForwardingStore {
+        /** The memory fixture's lease, the one the campaign's engines are built with. */
+        private static final Duration OWN_LEASE = Duration.ofSeconds(30);
+
+        HoldsEveryClaimForItsOwnLease(IdempotencyStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl) {
+            return delegate.claim(key, fingerprint, token, OWN_LEASE, ttl);
+        }
+    }
+
+    @Test
+    void aClaimThatIgnoresTheDeadlinesLeaseIsCaughtBlockingACrashedCallersKey() {
+        // Without deadlines the lease asked for is the store's own: nothing to see.
+        assertThat(campaign(HoldsEveryClaimForItsOwnLease::new).run(Clocks.SAME, Script.PLAIN)).isGreaterThan(10);
+
+        assertThatThrownBy(() -> campaign(HoldsEveryClaimForItsOwnLease::new)
+                .run(Clocks.SAME, Deadlines.PER_CALL, Script.PLAIN))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("what the callers' deadlines cut it to")
+                .hasMessageContaining("CRASH");
+    }
+
+    @Test
+    void theMemoryStoreAsItIsPassesWithDeadlines() {
+        for (Script script : Script.values()) {
+            assertThat(campaign(UnaryOperator.identity()).run(Clocks.SAME, Deadlines.PER_CALL, script))
+                    .as("%s", script).isGreaterThan(10);
+        }
     }
 }

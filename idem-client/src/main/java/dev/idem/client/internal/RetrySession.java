@@ -6,6 +6,7 @@ import dev.idem.client.RetryDecision;
 import dev.idem.client.RetryListener;
 import dev.idem.client.RetryPolicy;
 import dev.idem.client.StopReason;
+import dev.idem.api.time.Deadline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,12 +33,31 @@ public final class RetrySession {
     private Duration previousBackoff;
 
     public RetrySession(RetryPolicy policy, RetryBudget budget, RetryListener listener, String key) {
+        this(policy, budget, listener, key, null);
+    }
+
+    /**
+     * A session whose deadline is the policy's, shortened to the caller's: {@code callerBudget}
+     * (null for none) and the deadline bound to this thread ({@link Deadline#current()}, which the
+     * engine binds while work runs), whichever leaves least, counted from now.
+     */
+    public RetrySession(RetryPolicy policy, RetryBudget budget, RetryListener listener, String key,
+            Duration callerBudget) {
         this.policy = policy;
         this.budget = budget;
         this.listener = listener;
         this.key = key;
         this.startNanos = policy.ticker().read();
-        this.deadlineNanos = policy.deadline().toNanos();
+        long nanos = policy.deadline().toNanos();
+        Optional<Deadline> inherited = Deadline.current();
+        if (inherited.isPresent()) {
+            nanos = Math.min(nanos, inherited.get().remainingNanos());
+        }
+        if (callerBudget != null) {
+            nanos = Math.min(nanos, Math.max(0, callerBudget.compareTo(Deadline.MAX_BUDGET) > 0
+                    ? Deadline.MAX_BUDGET.toNanos() : callerBudget.toNanos()));
+        }
+        this.deadlineNanos = nanos;
     }
 
     /** Starts the next attempt; the first one counts as a request for the budget. */

@@ -7,6 +7,7 @@ import dev.idem.http.HandlerExecution;
 import dev.idem.http.HttpIdempotency;
 import dev.idem.http.IncomingRequest;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -88,9 +89,14 @@ public final class AsyncProcessor {
         } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
         }
-        return result.handle((r, e) -> e == null ? processor.answered(r, sent.get())
-                        : processor.failed(call, unwrap(e)))
-                .thenCompose(reply -> send(ex, reply));
+        return result.handle((r, e) -> {
+            if (e != null && unwrap(e) instanceof CancellationException c) {
+                // The server stopped the handler (its client left): there is no one to answer.
+                return CompletableFuture.<Void>failedFuture(c);
+            }
+            Processor.Reply reply = e == null ? processor.answered(r, sent.get()) : processor.failed(call, unwrap(e));
+            return send(ex, reply);
+        }).thenCompose(sending -> sending);
     }
 
     private static CompletionStage<Void> send(Exchange ex, Processor.Reply reply) {

@@ -1,14 +1,19 @@
 package dev.idem.http.internal;
 
+import dev.idem.api.DeadlineExceededException;
 import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.InvalidIdempotencyKeyException;
 import dev.idem.api.InvalidRequestException;
+import dev.idem.api.InvalidRequestTimeoutException;
 import dev.idem.api.KeyReusedException;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.RequestInProgressException;
+import dev.idem.api.RequestTimeoutHeader;
 import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.time.Deadline;
+import dev.idem.engine.CallOptions;
 import dev.idem.engine.CanonicalJson;
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.OutcomeNotStoredException;
@@ -30,8 +35,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The server-neutral request flow shared by the JDK handler and the servlet filter: decide whether the request is
- * covered, read and check the key, name the caller, fingerprint, run the handler through
- * the engine, and answer with the handler's response, a replay, or a problem. Not API.
+ * covered, read and check the key and the caller's budget ({@code X-Request-Timeout}), name the caller, fingerprint,
+ * run the handler through the engine under the budget's deadline, and answer with the handler's response, a replay,
+ * or a problem. Not API.
  */
 public final class Processor {
     private static final System.Logger LOG = System.getLogger(Processor.class.getName());
@@ -105,17 +111,18 @@ public final class Processor {
     /**
      * What the request line, headers and principal decide before the body is read: pass the
      * request through untouched, reject it (after draining its body), or go on with its route,
-     * key token and principal.
+     * key token, principal and the caller's deadline (null without {@code X-Request-Timeout}),
+     * counted from when the headers were read.
      */
     public record Admission(boolean passThrough, StoredResponse rejection, String route, String token,
-            String principal) {
+            String principal, Deadline deadline) {
     }
 
     /** The covered call, or the reply that ends the request before the engine sees it. */
     public record Prepared(HandlerExecution.Call call, Reply reply) {
     }
 
-    private static final Admission PASS = new Admission(true, null, null, null, null);
+    private static final Admission PASS = new Admission(true, null, null, null, null, null);
 
     /** Decides, from the request line, headers and principal, whether and how the request is covered. */
     public Admission admit(IncomingRequest request) {
@@ -137,16 +144,33 @@ public final class Processor {
             return config.keyRequired(route.get()) ? reject(Problem.of(400, "missing-key",
                     "Idempotency-Key required", "this operation requires an Idempotency-Key header")) : PASS;
         }
+        Deadline deadline;
+        try {
+            // Counted from here, when the headers are read: the time the body takes is the caller's too.
+            deadline = RequestTimeoutHeader.parse(request.headers(RequestTimeoutHeader.NAME))
+                    .map(budget -> Deadline.after(budget, config.engine().ticker())).orElse(null);
+        } catch (InvalidRequestTimeoutException e) {
+            return reject(Problem.of(400, "invalid-request-timeout", "Invalid X-Request-Timeout", e.getMessage()));
+        }
         Optional<String> principal = config.principals().resolve(request);
         if (principal.isEmpty() || principal.get().isEmpty()) {
             return reject(Problem.of(401, "unauthenticated", "Unauthenticated",
                     "an idempotent request needs an authenticated caller to scope its key"));
         }
-        return new Admission(false, null, route.get(), token, principal.get());
+        if (deadline != null && deadline.isExpired()) {
+            return reject(deadlineExceeded());
+        }
+        return new Admission(false, null, route.get(), token, principal.get(), deadline);
     }
 
     private static Admission reject(StoredResponse problem) {
-        return new Admission(false, problem, null, null, null);
+        return new Admission(false, problem, null, null, null, null);
+    }
+
+    private static StoredResponse deadlineExceeded() {
+        return Problem.of(504, "deadline-exceeded", "Deadline exceeded", "the time the request's "
+                + RequestTimeoutHeader.NAME + " gave ran out before it was processed; nothing was stored and nothing"
+                + " ran, so it may be sent again with the same Idempotency-Key");
     }
 
     /** The headers of a rejection whose body could not be drained ({@code unread} holds more than the limit). */
@@ -175,8 +199,10 @@ public final class Processor {
         } catch (InvalidRequestException e) {
             return new Prepared(null, new Reply(invalidRequest(e), Map.of()));
         }
+        CallOptions options = admission.deadline() == null ? config.callOptions()
+                : config.callOptions().withDeadline(admission.deadline());
         return new Prepared(new HandlerExecution.Call(request, admission.route(), method + " " + admission.route(),
-                path, key, material, config.callOptions()), null);
+                path, key, material, options), null);
     }
 
     /** The most response bytes a handler's buffered response keeps. */
@@ -264,6 +290,9 @@ public final class Processor {
             return Problem.of(r.httpStatus(), "request-in-progress", "Request taken over",
                     "this attempt outlived its lease and another attempt took over; retry to get its outcome",
                     Duration.ofSeconds(1), Map.of());
+        }
+        if (e instanceof DeadlineExceededException) {
+            return deadlineExceeded();
         }
         if (e instanceof FinalFailureException r) {
             // The first call and its replays get the same answer (same slug, kept for compatibility).

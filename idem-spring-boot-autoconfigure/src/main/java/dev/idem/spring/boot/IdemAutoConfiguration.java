@@ -148,6 +148,12 @@ public class IdemAutoConfiguration {
         if (properties.getNearCache() > 0) {
             b.nearCache(properties.getNearCache());
         }
+        if (properties.getMaxAsyncCalls() != null) {
+            b.maxAsyncCalls(properties.getMaxAsyncCalls());
+        }
+        if (properties.getMaxPendingWork() != null) {
+            b.maxPendingWork(properties.getMaxPendingWork());
+        }
         JsonCodec codec = jsonCodec.getIfUnique();
         if (codec != null) {
             b.jsonCodec(codec);

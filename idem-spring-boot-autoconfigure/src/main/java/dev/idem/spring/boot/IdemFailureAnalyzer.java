@@ -1,26 +1,31 @@
 package dev.idem.spring.boot;
 
+import dev.idem.spring.IdemConfigurationException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.core.Ordered;
 
 /**
- * Turns a {@link StoreClientMissingException} into Spring Boot's startup failure report: what is
- * missing, and the action (define the client, add the module, or choose another
- * {@code idem.store.kind}).
+ * Turns every startup refusal of idem's own ({@link IdemConfigurationException}: a store whose
+ * client is missing, a malformed route or one that covers nothing, a streaming handler on a
+ * covered route, an {@code @Idempotent} method idem cannot run, the transactional mode without
+ * its JDBC pieces) into Spring Boot's "APPLICATION FAILED TO START" report: the description names
+ * the {@code idem.*} property or the annotated method at fault, the action says what to do.
+ * Ordered first, so the report is idem's even when the cause chain holds an exception another
+ * analyzer knows.
  */
-public class IdemFailureAnalyzer extends AbstractFailureAnalyzer<StoreClientMissingException> {
+public class IdemFailureAnalyzer extends AbstractFailureAnalyzer<IdemConfigurationException> implements Ordered {
     /** Created by Spring Boot from {@code META-INF/spring.factories}. */
     public IdemFailureAnalyzer() {
     }
 
     @Override
-    protected FailureAnalysis analyze(Throwable rootFailure, StoreClientMissingException cause) {
-        return new FailureAnalysis("idem could not create its store: idem.store.kind is '" + cause.kind()
-                + "', but the application has no " + cause.client() + " bean, or " + cause.module()
-                + " is not on the class path.",
-                "Define a " + cause.client() + " bean and add the dependency dev.idem:" + cause.module()
-                        + ", or set idem.store.kind to auto (the application's DataSource, Redis or DynamoDB "
-                        + "client, whichever it has) or to memory (one process only).",
-                cause);
+    protected FailureAnalysis analyze(Throwable rootFailure, IdemConfigurationException cause) {
+        return new FailureAnalysis(cause.problem(), cause.action(), cause);
+    }
+
+    @Override
+    public int getOrder() {
+        return Ordered.HIGHEST_PRECEDENCE;
     }
 }

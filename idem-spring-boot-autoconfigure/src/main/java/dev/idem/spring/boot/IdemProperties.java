@@ -30,6 +30,17 @@ public class IdemProperties {
      * Idempotency-Key filter accepts on a covered route (larger: 413, the handler never runs).
      */
     private int maxRequestBytes = 1024 * 1024;
+    /**
+     * The most asynchronous calls in flight at once (the WebFlux filter, @Idempotent methods
+     * returning a Mono or a CompletionStage, executeAsync); a call beyond it is refused at once
+     * and runs nothing (HTTP 503 too-busy). Unset: the engine's default, 10000.
+     */
+    private Integer maxAsyncCalls;
+    /**
+     * How long the lease of asynchronous work that is still pending is kept alive; after it the
+     * lease lapses and a duplicate may take the key over. Unset: the engine's default, 5 minutes.
+     */
+    private Duration maxPendingWork;
 
     private final Store store = new Store();
     private final Http http = new Http();
@@ -144,6 +155,42 @@ public class IdemProperties {
      */
     public void setMaxRequestBytes(int maxRequestBytes) {
         this.maxRequestBytes = maxRequestBytes;
+    }
+
+    /**
+     * The bound on asynchronous calls in flight.
+     *
+     * @return the bound, or null for the engine's default
+     */
+    public Integer getMaxAsyncCalls() {
+        return maxAsyncCalls;
+    }
+
+    /**
+     * Sets {@code idem.max-async-calls}.
+     *
+     * @param maxAsyncCalls at least 1
+     */
+    public void setMaxAsyncCalls(Integer maxAsyncCalls) {
+        this.maxAsyncCalls = maxAsyncCalls;
+    }
+
+    /**
+     * How long pending asynchronous work keeps its lease.
+     *
+     * @return the duration, or null for the engine's default
+     */
+    public Duration getMaxPendingWork() {
+        return maxPendingWork;
+    }
+
+    /**
+     * Sets {@code idem.max-pending-work}.
+     *
+     * @param maxPendingWork a positive duration
+     */
+    public void setMaxPendingWork(Duration maxPendingWork) {
+        this.maxPendingWork = maxPendingWork;
     }
 
     /**

@@ -5,13 +5,16 @@ import dev.idem.http.HttpIdempotency;
 import dev.idem.http.IdempotencyServletFilter;
 import dev.idem.http.PrincipalResolver;
 import dev.idem.spring.CallObserver;
+import dev.idem.spring.IdemConfigurationException;
 import dev.idem.spring.IdempotencyExceptionHandler;
+import dev.idem.spring.RoutePatterns;
 import dev.idem.spring.SpringHandlerExecution;
 import dev.idem.spring.SpringRoutes;
 import dev.idem.spring.TransactionalExecutor;
 import jakarta.servlet.Filter;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -23,6 +26,7 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.function.support.RouterFunctionMapping;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMapping;
 
 /**
@@ -59,8 +63,9 @@ public class IdemWebAutoConfiguration {
      * @param transactional the JDBC transactional mode, when available
      * @param observer the instrumentation, when available
      * @return the configuration the filter applies
-     * @throws IllegalArgumentException if a route is not a Spring path pattern, or a transactional
-     *     route is configured while the transactional mode is unavailable
+     * @throws IdemConfigurationException if a route is not a Spring path pattern, or a transactional
+     *     route is configured while the transactional mode cannot run (no JDBC store, DataSource or
+     *     transaction manager)
      */
     @Bean
     @ConditionalOnMissingBean
@@ -72,11 +77,20 @@ public class IdemWebAutoConfiguration {
                 () -> handlerMappings.orderedStream().filter(IdemWebAutoConfiguration::servesEndpoints)
                         .collect(Collectors.toList()));
         List<org.springframework.web.util.pattern.PathPattern> transactionalRoutes =
-                SpringRoutes.parse("idem.http.transactional-routes", http.getTransactionalRoutes());
-        if ((http.isTransactional() || !transactionalRoutes.isEmpty()) && transactional.getIfAvailable() == null) {
-            throw new IllegalArgumentException("idem.http.transactional" + (http.isTransactional() ? "" : "-routes")
-                    + " asks for the JDBC transactional mode, which needs idem-store-jdbc, spring-jdbc and a "
-                    + "DataSource with a transaction manager");
+                RoutePatterns.parse("idem.http.transactional-routes", http.getTransactionalRoutes());
+        if (http.isTransactional() || !transactionalRoutes.isEmpty()) {
+            TransactionalExecutor executor = transactional.getIfAvailable();
+            Optional<String> missing = executor == null
+                    ? Optional.of("idem-store-jdbc or spring-jdbc is not on the class path") : executor.unavailable();
+            if (missing.isPresent()) {
+                String property = "idem.http.transactional" + (http.isTransactional() ? "" : "-routes");
+                throw new IdemConfigurationException(property, property + " asks for the JDBC transactional mode "
+                        + "(the handler's writes and the stored response in one database transaction), which "
+                        + "cannot run here: " + missing.get() + ". Every covered request would fail.",
+                        "Use the JDBC store (idem-store-jdbc over the application's DataSource, idem.store.kind=jdbc "
+                                + "or auto) with a unique DataSource and transaction manager, or remove " + property
+                                + ".");
+            }
         }
         boolean keyRequired = http.isKeyRequired();
         return HttpIdempotency.builder(engine)
@@ -93,7 +107,7 @@ public class IdemWebAutoConfiguration {
     /** Annotated controllers and functional endpoints; not static resources, which match everything. */
     private static boolean servesEndpoints(HandlerMapping mapping) {
         return mapping instanceof RequestMappingInfoHandlerMapping
-                || mapping.getClass().getName().equals("org.springframework.web.servlet.function.support.RouterFunctionMapping");
+                || mapping instanceof RouterFunctionMapping;
     }
 
     /**
@@ -117,16 +131,18 @@ public class IdemWebAutoConfiguration {
     }
 
     /**
-     * Checks at startup that every route names something Spring MVC serves.
+     * Refuses at startup a route that covers nothing Spring MVC serves.
      *
      * @param properties the settings
      * @param handlerMappings Spring MVC's handler mappings
-     * @return the check, run once the context is refreshed
+     * @param routerFunctions Spring MVC's functional endpoints, whose routes cannot be listed
+     * @return the check, run once every singleton exists
      */
     @Bean
     static IdemRouteCheck idemRouteCheck(ObjectProvider<IdemProperties> properties,
-            ObjectProvider<RequestMappingInfoHandlerMapping> handlerMappings) {
-        return new IdemRouteCheck(properties, handlerMappings);
+            ObjectProvider<RequestMappingInfoHandlerMapping> handlerMappings,
+            ObjectProvider<RouterFunctionMapping> routerFunctions) {
+        return new IdemRouteCheck(properties, handlerMappings, routerFunctions);
     }
 
     /**

@@ -1,12 +1,14 @@
 package dev.idem.spring.boot;
 
 import dev.idem.engine.IdempotencyEngine;
-import dev.idem.http.HandlerExecution;
 import dev.idem.http.HttpIdempotency;
 import dev.idem.http.PrincipalResolver;
+import dev.idem.spring.CallObserver;
+import dev.idem.spring.IdemConfigurationException;
 import dev.idem.spring.IdempotencyExceptionHandler;
 import dev.idem.spring.webflux.IdempotencyWebFilter;
 import dev.idem.spring.webflux.SpringWebFluxRoutes;
+import dev.idem.spring.webflux.WebFluxHandlerExecution;
 import java.time.Duration;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
@@ -17,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.reactive.HandlerMapping;
+import org.springframework.web.reactive.function.server.support.RouterFunctionMapping;
 import org.springframework.web.reactive.result.method.RequestMappingInfoHandlerMapping;
 import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Mono;
@@ -28,18 +31,17 @@ import reactor.core.publisher.Mono;
  * Security's WebFlux chain, so the caller is known. The key's scope is Spring Security's
  * reactive user, else the exchange's principal, else the hashed {@code idem.http.principal-header}
  * (the shared {@link PrincipalResolver} bean); metrics name a covered request after the pattern
- * WebFlux matched ({@link SpringWebFluxRoutes}). No handler blocks a thread: the filter runs the
- * engine's asynchronous call. The JDBC transactional mode is for blocking handlers and is refused
- * here at startup. An application {@link HttpIdempotency} bean replaces the whole HTTP configuration.
+ * WebFlux matched ({@link SpringWebFluxRoutes}, {@link WebFluxHandlerExecution}). No handler blocks a
+ * thread: the filter runs the engine's asynchronous call. Refused at startup: the JDBC
+ * transactional mode (it is for blocking handlers), a route that covers nothing, and a route that
+ * covers a handler whose type shows it streams ({@link IdemWebFluxRouteCheck}). Loads no servlet
+ * class. An application {@link HttpIdempotency} bean replaces the whole HTTP configuration.
  */
 @AutoConfiguration(after = IdemAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass({WebFilter.class, Mono.class, IdempotencyWebFilter.class, HttpIdempotency.class})
 @ConditionalOnBean(IdempotencyEngine.class)
 public class IdemWebFluxAutoConfiguration {
-    private static final String ROUTER_FUNCTIONS =
-            "org.springframework.web.reactive.function.server.support.RouterFunctionMapping";
-
     /** Created by Spring. */
     public IdemWebFluxAutoConfiguration() {
     }
@@ -51,19 +53,25 @@ public class IdemWebFluxAutoConfiguration {
      * @param properties the settings
      * @param principals the scoping rule
      * @param handlerMappings WebFlux's handler mappings, looked up on the first request
+     * @param observer the instrumentation, when available
      * @return the configuration the filter applies
-     * @throws IllegalArgumentException if a route is not a Spring path pattern, or the
+     * @throws IdemConfigurationException if a route is not a Spring path pattern, or the
      *     transactional mode is asked for (it runs blocking handlers only)
      */
     @Bean
     @ConditionalOnMissingBean
     public HttpIdempotency httpIdempotency(IdempotencyEngine engine, IdemProperties properties,
-            PrincipalResolver principals, ObjectProvider<HandlerMapping> handlerMappings) {
+            PrincipalResolver principals, ObjectProvider<HandlerMapping> handlerMappings,
+            ObjectProvider<CallObserver> observer) {
         IdemProperties.Http http = properties.getHttp();
         if (http.isTransactional() || !http.getTransactionalRoutes().isEmpty()) {
-            throw new IllegalArgumentException("idem.http.transactional" + (http.isTransactional() ? "" : "-routes")
-                    + " asks for the JDBC transactional mode, which runs blocking Spring MVC handlers only; a "
-                    + "WebFlux application cannot use it");
+            String property = "idem.http.transactional" + (http.isTransactional() ? "" : "-routes");
+            throw new IdemConfigurationException(property, property + " asks for the JDBC transactional mode, "
+                    + "which runs blocking Spring MVC handlers in the caller's thread's transaction; a WebFlux "
+                    + "handler runs on no such thread.", "Remove " + property + " from a WebFlux application; for "
+                    + "the business writes and the stored response in one transaction, use a Spring MVC "
+                    + "application, or an @Idempotent(transactional = true) blocking method called off the event "
+                    + "loop.");
         }
         SpringWebFluxRoutes routes = SpringWebFluxRoutes.of("idem.http.routes", http.getRoutes(),
                 () -> handlerMappings.orderedStream().filter(IdemWebFluxAutoConfiguration::servesEndpoints)
@@ -75,14 +83,14 @@ public class IdemWebFluxAutoConfiguration {
                 .principals(principals)
                 .keyRequired(route -> keyRequired)
                 .maxBodyBytes(properties.getMaxRequestBytes())
-                .execution(HandlerExecution.engine(engine))
+                .execution(new WebFluxHandlerExecution(engine, observer))
                 .build();
     }
 
     /** Annotated controllers and functional endpoints; not static resources, which match everything. */
     private static boolean servesEndpoints(HandlerMapping mapping) {
         return mapping instanceof RequestMappingInfoHandlerMapping
-                || mapping.getClass().getName().equals(ROUTER_FUNCTIONS);
+                || mapping instanceof RouterFunctionMapping;
     }
 
     /**
@@ -97,6 +105,21 @@ public class IdemWebFluxAutoConfiguration {
     @ConditionalOnMissingBean
     public IdempotencyWebFilter idempotencyWebFilter(HttpIdempotency config, IdemProperties properties) {
         return new IdempotencyWebFilter(config, properties.getHttp().getOrder());
+    }
+
+    /**
+     * Refuses at startup a route that covers nothing WebFlux serves, or a handler whose type shows it streams.
+     *
+     * @param properties the settings
+     * @param handlerMappings WebFlux's annotated handler mappings
+     * @param routerFunctions WebFlux's functional endpoints, whose routes cannot be listed
+     * @return the check, run once every singleton exists
+     */
+    @Bean
+    static IdemWebFluxRouteCheck idemWebFluxRouteCheck(ObjectProvider<IdemProperties> properties,
+            ObjectProvider<RequestMappingInfoHandlerMapping> handlerMappings,
+            ObjectProvider<RouterFunctionMapping> routerFunctions) {
+        return new IdemWebFluxRouteCheck(properties, handlerMappings, routerFunctions);
     }
 
     /**

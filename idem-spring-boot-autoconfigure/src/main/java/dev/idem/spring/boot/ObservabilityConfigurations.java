@@ -10,6 +10,7 @@ import dev.idem.spring.StoreDecorator;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.opentelemetry.api.OpenTelemetry;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -64,6 +65,12 @@ final class ObservabilityConfigurations {
                 @Override
                 public <T> T observe(String operationName, dev.idem.api.IdempotencyKey key, Supplier<T> call) {
                     return observation.observe(operationName, key, call);
+                }
+
+                @Override
+                public <T> CompletableFuture<T> observeAsync(String operationName, dev.idem.api.IdempotencyKey key,
+                        Supplier<CompletableFuture<T>> call) {
+                    return observation.observeAsync(operationName, key, call);
                 }
             };
         }

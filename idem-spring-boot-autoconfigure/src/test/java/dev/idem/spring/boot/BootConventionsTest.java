@@ -18,7 +18,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Properties;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.aop.support.AopUtils;
@@ -28,7 +27,6 @@ import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
@@ -109,26 +107,6 @@ class BootConventionsTest {
     }
 
     @Test
-    void aRouteThatIsNotAPathPatternFailsStartupNamingIt() {
-        new WebApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(IdemAutoConfiguration.class, IdemWebAutoConfiguration.class))
-                .withPropertyValues("idem.store.kind=memory", "idem.http.routes=/charges,/orders/{id")
-                .run(ctx -> {
-                    assertThat(ctx).hasFailed();
-                    assertThat(ctx.getStartupFailure()).hasStackTraceContaining("idem.http.routes[1]='/orders/{id' is not a Spring path pattern");
-                });
-    }
-
-    @Test
-    void aRouteThatCoversNoMappingIsNamedWithTheMappingsThereAre() {
-        Set<String> mapped = Set.of("/orders/{id}/confirm", "/charges");
-        assertThat(IdemRouteCheck.uncovered(List.of("/orders/*"), mapped)).singleElement().asString()
-                .contains("'/orders/*' covers none").contains("/orders/{id}/confirm");
-        assertThat(IdemRouteCheck.uncovered(List.of("/orders/**", "/charges", "/orders/{id}/confirm"), mapped))
-                .isEmpty();
-    }
-
-    @Test
     void storeSpansNameTheStoreBeanNotTheWrapperAroundIt() {
         InMemorySpanExporter exporter = InMemorySpanExporter.create();
         SdkTracerProvider provider = SdkTracerProvider.builder()
@@ -154,7 +132,8 @@ class BootConventionsTest {
     void configurationMetadataHasDefaultsHintsAndTheAutoConfigurationMetadata() throws IOException {
         String metadata = resource("META-INF/spring-configuration-metadata.json");
         for (String name : List.of("idem.http.methods", "idem.http.order", "idem.max-request-bytes",
-                "management.health.idem.enabled", "idem.http.transactional-routes", "idem.store.jdbc.dialect")) {
+                "management.health.idem.enabled", "idem.http.transactional-routes", "idem.store.jdbc.dialect",
+                "idem.max-async-calls", "idem.max-pending-work")) {
             assertThat(metadata).contains("\"" + name + "\"");
         }
         assertThat(metadata).contains("\"postgresql\"").contains("\"PATCH\"").contains("-90").contains("1048576");

@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.KeyReusedException;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.engine.AsyncCallsFullException;
+import dev.idem.engine.CallOptions;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.Result;
 import dev.idem.micrometer.IdempotencyMetrics;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.MissingScopeException;
@@ -29,6 +32,8 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.io.IOException;
 import java.net.URI;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -98,6 +103,25 @@ class IdemAutoConfigurationTest {
                     assertThat(ctx).hasNotFailed();
                     assertThat(ctx.getBean(IdempotencyStore.class)).isInstanceOf(DynamoDbIdempotencyStore.class);
                 });
+    }
+
+    @Test
+    void theAsyncBoundsAreProperties() {
+        runner.withPropertyValues("idem.store.kind=memory", "idem.max-async-calls=1", "idem.max-pending-work=2m")
+                .run(ctx -> {
+                    IdempotencyEngine engine = ctx.getBean(IdempotencyEngine.class);
+                    CompletableFuture<String> pending = new CompletableFuture<>();
+                    CompletableFuture<Result<String>> first = engine.executeAsync(IdempotencyKey.of("s", "op", "k1"),
+                            "{}", String.class, CallOptions.defaults(), c -> pending);
+                    // The one slot is taken: the next call is refused at once and runs nothing.
+                    assertThatThrownBy(() -> engine.executeAsync(IdempotencyKey.of("s", "op", "k2"), "{}",
+                            String.class, CallOptions.defaults(), c -> CompletableFuture.completedFuture("no"))
+                            .get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(AsyncCallsFullException.class);
+                    pending.complete("done");
+                    assertThat(first.get(20, TimeUnit.SECONDS).value()).isEqualTo("done");
+                });
+        runner.withPropertyValues("idem.max-async-calls=0").run(ctx -> assertThat(ctx).hasFailed()
+                .getFailure().rootCause().hasMessageContaining("maxAsyncCalls"));
     }
 
     @Test

@@ -12,6 +12,7 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseCookie;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
@@ -22,9 +23,13 @@ import reactor.core.publisher.Mono;
 
 /**
  * The response a covered handler writes into: status, headers, cookies and body are held, not
- * sent, so the outcome can be stored first. At most {@code maxBytes} of the body are kept; more
- * are counted and dropped, so an oversize response is still seen as oversize. Its pre-commit
- * actions run when the handler commits, as on a real response. Not API.
+ * sent, so the outcome can be stored first. At most {@code maxBytes} of the body are kept: the
+ * write that goes past them fails with {@link Oversize} and stops the handler's body (an endless
+ * one included), and what was kept, one byte over the store's limit, is still seen as oversize. A
+ * streaming write ({@code writeAndFlushWith}, or a streaming content type such as
+ * {@code text/event-stream}) fails with {@link Streaming} before its body is subscribed: a
+ * stream has no whole outcome to store. Its pre-commit actions run when the handler commits, as on
+ * a real response. Not API.
  */
 final class CapturingResponse extends ServerHttpResponseDecorator {
     private final HttpHeaders headers = new HttpHeaders();
@@ -95,12 +100,23 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
 
     @Override
     public Mono<Void> writeWith(Publisher<? extends DataBuffer> chunks) {
-        return commit().thenMany(Flux.from(chunks)).doOnNext(this::keep).then();
+        return Mono.defer(() -> {
+            String streaming = streamingType();
+            return streaming != null ? Mono.error(new Streaming(streaming))
+                    : commit().thenMany(Flux.from(chunks)).concatMap(this::keep).then();
+        });
     }
 
     @Override
     public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> chunks) {
-        return writeWith(Flux.from(chunks).concatMap(Flux::from));
+        // Spring writes with a flush per part only what it streams.
+        return Mono.error(() -> new Streaming(String.valueOf(headers.getContentType())));
+    }
+
+    /** The content type if it is a streaming one, else null. */
+    private String streamingType() {
+        MediaType type = headers.getContentType();
+        return IdempotencyWebFilter.isStreaming(type) ? type.toString() : null;
     }
 
     @Override
@@ -118,13 +134,15 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
         });
     }
 
-    private synchronized void keep(DataBuffer buffer) {
+    /** Keeps what fits; past {@code maxBytes} it fails, which cancels the rest of the body. */
+    private synchronized Mono<Void> keep(DataBuffer buffer) {
         try {
             int n = buffer.readableByteCount();
             int room = (int) Math.max(0, Math.min(n, maxBytes - (long) body.size()));
             byte[] bytes = new byte[n];
             buffer.read(bytes);
             body.write(bytes, 0, room);
+            return room < n ? Mono.error(new Oversize()) : Mono.empty();
         } finally {
             DataBufferUtils.release(buffer);
         }
@@ -141,5 +159,30 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
     /** The cookies the handler set, for its own (first) response; never stored. */
     MultiValueMap<String, ResponseCookie> cookies() {
         return cookies;
+    }
+
+    /** The handler's body went past what the store can hold; what was kept is {@link #captured()}. */
+    static final class Oversize extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Oversize() {
+            super("the response is larger than the store can hold", null, false, false);
+        }
+    }
+
+    /** The handler streams its response (server-sent events, NDJSON): there is no whole outcome to store. */
+    static final class Streaming extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        /** The streaming content type. */
+        private final String contentType;
+
+        Streaming(String contentType) {
+            super("the handler streams its response (" + contentType + ")", null, false, false);
+            this.contentType = contentType;
+        }
+
+        String contentType() {
+            return contentType;
+        }
     }
 }

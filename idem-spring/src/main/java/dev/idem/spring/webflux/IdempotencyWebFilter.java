@@ -4,8 +4,11 @@ import dev.idem.http.HttpIdempotency;
 import dev.idem.http.internal.AsyncProcessor;
 import java.security.Principal;
 import java.util.Objects;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import org.springframework.core.Ordered;
+import org.springframework.http.MediaType;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
@@ -28,10 +31,15 @@ import reactor.core.publisher.Mono;
  * ({@link dev.idem.spring.SpringPrincipals#standard} then falls back to the hashed principal header). With
  * {@link SpringWebFluxRoutes} as the configuration's routes, a covered request is named after the
  * pattern WebFlux matched. The handler's response is buffered up to the store's outcome limit
- * before it is stored and sent; streaming responses are not supported on covered routes. The
- * rest of the chain runs with the subscriber's Reactor context. Thread-safe.
+ * before it is stored and sent: a body that goes past it is cut there (an endless one stops) and
+ * answered as too large to store, and a streaming response (server-sent events, NDJSON) is refused
+ * before its first element with a 500 {@code streaming-response} problem, the key released. When
+ * the client leaves, the filter cancels what it still runs, the handler included, so the engine
+ * releases the key. The rest of the chain runs with the subscriber's Reactor context. Thread-safe.
  */
 public final class IdempotencyWebFilter implements WebFilter, Ordered {
+    private static final Set<String> STREAMING_TYPES = Set.of("text/event-stream", "application/x-ndjson",
+            "application/stream+json", "application/jsonl");
     private final HttpIdempotency config;
     private final AsyncProcessor processor;
     private final int order;
@@ -67,8 +75,24 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
         Mono<Void> route = config.routes() instanceof SpringWebFluxRoutes routes ? routes.resolve(exchange)
                 : Mono.empty();
         return route.then(WebFluxExchange.caller(exchange))
-                .flatMap(principal -> Mono.deferContextual(context -> Mono.fromCompletionStage(
-                        () -> processor.handle(new WebFluxExchange(exchange, chain, principal, context)))));
+                .flatMap(principal -> Mono.deferContextual(context -> {
+                    WebFluxExchange ex = new WebFluxExchange(exchange, chain, principal, context);
+                    // The flow runs as futures; when the client leaves, stop what it still runs.
+                    return Mono.fromCompletionStage(() -> processor.handle(ex)).doOnCancel(ex::cancel);
+                }));
+    }
+
+    /**
+     * Whether a response of {@code contentType} is a stream of separately flushed parts
+     * ({@code text/event-stream}, {@code application/x-ndjson}, {@code application/stream+json},
+     * {@code application/jsonl}), which a covered route cannot answer.
+     *
+     * @param contentType a response's content type, or null
+     * @return whether it is a streaming type
+     */
+    public static boolean isStreaming(MediaType contentType) {
+        return contentType != null && STREAMING_TYPES.contains(
+                (contentType.getType() + "/" + contentType.getSubtype()).toLowerCase(Locale.ROOT));
     }
 
     /**

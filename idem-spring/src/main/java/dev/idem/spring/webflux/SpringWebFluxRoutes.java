@@ -3,6 +3,8 @@ package dev.idem.spring.webflux;
 import dev.idem.http.IncomingRequest;
 import dev.idem.http.RouteResolver;
 import dev.idem.http.internal.Paths;
+import dev.idem.spring.IdemConfigurationException;
+import dev.idem.spring.RoutePatterns;
 import dev.idem.spring.SpringRoutes;
 import java.util.List;
 import java.util.Objects;
@@ -47,11 +49,11 @@ public final class SpringWebFluxRoutes implements RouteResolver {
      * @param mappings the application's handler mappings that serve endpoints (annotated
      *     controllers, router functions); empty to name routes after the configured patterns
      * @return the routes
-     * @throws IllegalArgumentException if a pattern is not a valid Spring path pattern, naming it
+     * @throws IdemConfigurationException if a pattern is not a valid Spring path pattern, naming it
      */
     public static SpringWebFluxRoutes of(String property, List<String> patterns,
             Supplier<List<HandlerMapping>> mappings) {
-        return new SpringWebFluxRoutes(SpringRoutes.parse(property, patterns),
+        return new SpringWebFluxRoutes(RoutePatterns.parse(property, patterns),
                 Objects.requireNonNull(mappings, "mappings"));
     }
 

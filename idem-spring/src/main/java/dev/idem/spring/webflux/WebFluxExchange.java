@@ -11,7 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
@@ -43,6 +47,9 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
     private final ContextView context;
     private volatile CapturingResponse capture;
     private volatile StoredResponse captured;
+    /** What this exchange is running (reading, the handler, sending), cancelled if the client leaves. */
+    private final Set<CompletableFuture<?>> running = ConcurrentHashMap.newKeySet();
+    private volatile boolean cancelled;
 
     WebFluxExchange(ServerWebExchange exchange, WebFilterChain chain, Optional<String> principal,
             ContextView context) {
@@ -120,11 +127,39 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
 
     @Override
     public CompletionStage<byte[]> readBody(int limit) {
-        return DataBufferUtils.join(DataBufferUtils.takeUntilByteCount(exchange.getRequest().getBody(), limit + 1L))
+        return run(DataBufferUtils.join(DataBufferUtils.takeUntilByteCount(exchange.getRequest().getBody(),
+                        limit + 1L))
                 .map(WebFluxExchange::drain)
-                .defaultIfEmpty(new byte[0])
-                .contextWrite(context)
-                .toFuture();
+                .defaultIfEmpty(new byte[0]));
+    }
+
+    /**
+     * Subscribes {@code step} with the filter's context, as a future that {@link #cancel()}
+     * cancels (and with it the subscription: the handler stops).
+     */
+    private <T> CompletableFuture<T> run(Mono<T> step) {
+        if (cancelled) {
+            return CompletableFuture.failedFuture(new CancellationException("the client left"));
+        }
+        CompletableFuture<T> future = step.contextWrite(context).toFuture();
+        running.add(future);
+        future.whenComplete((v, e) -> running.remove(future));
+        if (cancelled) {
+            future.cancel(false);
+        }
+        return future;
+    }
+
+    /**
+     * The client left (the server cancelled the filter's subscription): stops whatever this
+     * exchange still runs, so a handler stops and the engine frees its slot (a cancelled work
+     * stage keeps its claim until the lease lapses, since its effect may have been under way).
+     */
+    void cancel() {
+        cancelled = true;
+        for (CompletableFuture<?> f : running) {
+            f.cancel(false);
+        }
     }
 
     private static byte[] drain(DataBuffer buffer) {
@@ -139,7 +174,7 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
 
     @Override
     public CompletionStage<Void> passThrough() {
-        return chain.filter(exchange).contextWrite(context).toFuture();
+        return run(chain.filter(exchange));
     }
 
     @Override
@@ -155,27 +190,46 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
         capture = response;
         ServerWebExchange buffered = exchange.mutate().request(request).response(response).build();
         buffered.getAttributes().put(HttpIdempotency.CONTEXT_ATTRIBUTE, execution);
-        return chain.filter(buffered)
-                .then(Mono.fromSupplier(() -> {
-                    captured = response.captured();
-                    return captured;
-                }))
+        Mono<StoredResponse> capturedResponse = Mono.fromSupplier(() -> {
+            captured = response.captured();
+            return captured;
+        });
+        return run(chain.filter(buffered)
+                .then(capturedResponse)
+                // Past the store's limit the handler's body was cut: what was kept is refused as too large.
+                .onErrorResume(CapturingResponse.Oversize.class, e -> capturedResponse)
+                .onErrorResume(CapturingResponse.Streaming.class, e -> Mono.fromSupplier(() -> streaming(e)))
                 // An error with a status (ResponseStatusException, say) is the handler's answer, as a
                 // servlet's sendError is: captured, and stored or not by the storage policy.
                 .onErrorResume(e -> e instanceof ErrorResponse, e -> Mono.fromSupplier(() -> problem((ErrorResponse) e)))
-                .doFinally(s -> buffered.getAttributes().remove(HttpIdempotency.CONTEXT_ATTRIBUTE))
-                .contextWrite(context)
-                .toFuture();
+                .doFinally(s -> buffered.getAttributes().remove(HttpIdempotency.CONTEXT_ATTRIBUTE)));
+    }
+
+    /** The answer to a handler that streams on a covered route: a stream has no whole outcome to store. */
+    private StoredResponse streaming(CapturingResponse.Streaming e) {
+        String detail = "The handler of " + method() + " " + exchange.getRequest().getPath().value() + " streams its "
+                + "response (" + e.contentType() + "), but idem stores a covered response whole before sending it, so "
+                + "a stream is never answered. Remove this route from idem.http.routes (streaming responses cannot "
+                + "be made idempotent), or answer with a finite body.";
+        return problemResponse(500, "streaming-response", "Streaming response on an idempotent route", detail);
     }
 
     private static StoredResponse problem(ErrorResponse e) {
-        int status = e.getStatusCode().value();
         org.springframework.http.ProblemDetail p = e.getBody();
-        StringBuilder json = new StringBuilder("{\"type\":").append(quote(String.valueOf(p.getType())))
-                .append(",\"title\":").append(quote(p.getTitle() == null ? "" : p.getTitle()))
+        return problemJson(e.getStatusCode().value(), String.valueOf(p.getType()),
+                p.getTitle() == null ? "" : p.getTitle(), p.getDetail());
+    }
+
+    private static StoredResponse problemResponse(int status, String slug, String title, String detail) {
+        return problemJson(status, HttpIdempotency.PROBLEM_TYPE_PREFIX + slug, title, detail);
+    }
+
+    private static StoredResponse problemJson(int status, String type, String title, String detail) {
+        StringBuilder json = new StringBuilder("{\"type\":").append(quote(type))
+                .append(",\"title\":").append(quote(title))
                 .append(",\"status\":").append(status);
-        if (p.getDetail() != null) {
-            json.append(",\"detail\":").append(quote(p.getDetail()));
+        if (detail != null) {
+            json.append(",\"detail\":").append(quote(detail));
         }
         json.append('}');
         return new StoredResponse(status, Map.of("Content-Type", List.of("application/problem+json")),
@@ -213,6 +267,6 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
         // A replay's body is a read-only view of the stored outcome: written out, never copied.
         Mono<Void> write = length == 0 ? response.setComplete()
                 : response.writeWith(Mono.just(response.bufferFactory().wrap(stored.bodyBuffer())));
-        return write.contextWrite(context).toFuture();
+        return run(write);
     }
 }

@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -75,6 +77,7 @@ class GateDegradationTest {
         assertThat(call("before").replayed()).isFalse();
         assertThat(call("before").replayed()).isTrue();
 
+        LogCapture log = new LogCapture();
         redis.stop();
         assertThat(call("before").value()).isEqualTo("done before");
         assertThat(call("during").replayed()).isFalse();
@@ -85,8 +88,23 @@ class GateDegradationTest {
         assertThat(events.events).filteredOn(e -> e.type() == Type.GATE_DOWN).first()
                 .satisfies(e -> assertThat(e.cause()).isNotNull());
 
+        // Calls go on while Redis stays down: the breaker tries it again after each retry interval.
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (events.count(Type.GATE_FAILED) < 3 && System.nanoTime() < deadline) {
+            assertThat(call("during").value()).isEqualTo("done during");
+        }
         redis = GateRedis.start(port);
         untilTheGateIsUp();
+        log.close();
+        // One line when the gate went down and one when it came back, however many calls failed in
+        // between; the stack traces only at DEBUG.
+        assertThat(events.count(Type.GATE_FAILED)).isGreaterThanOrEqualTo(3);
+        assertThat(log.at(Level.WARNING)).extracting(LogRecord::getMessage).satisfiesExactly(
+                down -> assertThat(down).startsWith("Redis gate is down ("),
+                up -> assertThat(up).startsWith("Redis gate answers again after"));
+        assertThat(log.at(Level.WARNING)).allSatisfy(r -> assertThat(r.getThrown()).isNull());
+        assertThat(log.records).filteredOn(r -> r.getThrown() != null)
+                .allSatisfy(r -> assertThat(r.getLevel()).isEqualTo(Level.FINE)).isNotEmpty();
         // Redis came back empty: the first replay of each key reads the database, then the gate answers.
         assertThat(call("during").value()).isEqualTo("done during");
         long before = db.executed();

@@ -1,22 +1,20 @@
 package dev.idem.store.hybrid;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.idem.store.redis.EmbeddedRedis;
+import java.util.List;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
 import redis.embedded.RedisServer;
 
 /**
- * Real redis-server processes for the gate, from the binaries embedded-redis ships (Redis
- * 6.2): no persistence, loopback only. The shared server is started once per JVM and killed
+ * Real redis-server processes for the gate (Redis 6.2), started by store-redis' {@link EmbeddedRedis}:
+ * no persistence, loopback only. The shared server and cluster are started once per JVM and killed
  * by embedded-redis' shutdown hook; tests that kill or pause Redis start their own.
  */
 final class GateRedis {
-    static final String HOST = "127.0.0.1";
+    static final String HOST = EmbeddedRedis.HOST;
 
     private GateRedis() {
     }
@@ -31,29 +29,12 @@ final class GateRedis {
     }
 
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return EmbeddedRedis.freePort();
     }
 
     /** A started server on {@code port} that {@link RedisServer#stop()} kills with SIGKILL (a crash). */
     static RedisServer start(int port) {
-        try {
-            Path dir = Files.createTempDirectory("idem-gate-" + port + "-");
-            RedisServer server = RedisServer.newRedisServer().port(port).bind(HOST)
-                    .setting("save \"\"")
-                    .setting("appendonly no")
-                    .setting("dir " + dir.toAbsolutePath())
-                    .onShutdownForceStop(true)
-                    .build();
-            server.start();
-            return server;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start redis-server on port " + port, e);
-        }
+        return EmbeddedRedis.server(port, false, true);
     }
 
     /** Two clients on the shared server (two "processes"), made once per JVM. */
@@ -69,6 +50,16 @@ final class GateRedis {
         }
 
         private Shared() {
+        }
+    }
+
+    /** Two clients on a shared three-master Redis Cluster, made once per JVM on first use. */
+    static final class Cluster {
+        static final List<Integer> PORTS = EmbeddedRedis.startCluster(3);
+        static final RedisClusterClient A = EmbeddedRedis.clusterClient(PORTS);
+        static final RedisClusterClient B = EmbeddedRedis.clusterClient(PORTS);
+
+        private Cluster() {
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.store.redis.internal.LuaScript;
@@ -60,6 +61,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final int waitReplicas;
     private final Duration waitTimeout;
     private final Clock clock;
+    /** claim.lua's last argument: whether a WAIT follows the script (it then covers records it only read). */
+    private final byte[] waitFlag;
 
     private RedisIdempotencyStore(Builder b) {
         this.client = b.client;
@@ -72,6 +75,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.waitReplicas = b.waitReplicas;
         this.waitTimeout = b.waitTimeout;
         this.clock = b.clock;
+        this.waitFlag = b.waitReplicas > 0 ? WAITS : NO_WAIT;
     }
 
     /**
@@ -103,7 +107,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         long ttlMillis = millis("ttl", ttl);
         byte[] recordKey = keys.of(key);
         ReplicatedRunner.Reply reply = replicated.run(LuaScript.CLAIM, recordKey,
-                List.of(fingerprint, text(fencingToken), text(leaseMillis), text(ttlMillis), now()));
+                List.of(fingerprint, text(fencingToken), text(leaseMillis), text(ttlMillis), now(), waitFlag));
         ClaimResult result = claimResult(key, reply.value(), fingerprint, fencingToken);
         if (result.claimed() && replicated.tooFew(reply)) {
             // Only the primary holds the claim: a failover now could lose it and let a duplicate run the
@@ -115,7 +119,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             }
             throw replicated.failure("claim", reply, "; the claim was released again and the work did not start");
         }
+        if (!result.claimed() && settles(result.record(), fingerprint) && replicated.tooFew(reply)) {
+            // A replay or a 422 the caller would keep for good, read from a record only the primary may
+            // hold (claim.lua made the WAIT cover it): a failover could still lose it and let a takeover
+            // store another outcome. Not answered until the replicas have it.
+            throw replicated.failure("the " + result.record().state() + " record this claim found,", reply,
+                    "; it is not answered from until the replicas have it (retry)");
+        }
         return result;
+    }
+
+    /** Whether an EXISTING answer is final for the caller: a replay, or another request's record (422). */
+    private static boolean settles(StoredRecord record, byte[] fingerprint) {
+        return record.state() == RecordState.COMPLETED || !record.hasFingerprint(fingerprint);
     }
 
     private static ClaimResult claimResult(IdempotencyKey key, Object reply, byte[] fingerprint, long token) {
@@ -132,7 +148,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         checkSize("outcome", outcome);
         long ttlMillis = millis("ttl", ttl);
         return fencedWrite(LuaScript.COMPLETE, "outcome", keys.of(key),
-                List.of(text(fencingToken), outcome, text(ttlMillis), now()));
+                List.of(text(fencingToken), outcome, text(ttlMillis), now(), waitFlag));
     }
 
     /** One script, fenced by the token; with {@link Builder#waitForReplicas} the replicas' acknowledgement too. */
@@ -283,6 +299,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     // The test clock's reading, or empty: the scripts then read the server's TIME.
     private static final byte[] SERVER_CLOCK = new byte[0];
+    private static final byte[] WAITS = {'1'};
+    private static final byte[] NO_WAIT = new byte[0];
 
     private byte[] now() {
         return clock == null ? SERVER_CLOCK : text(clock.millis());
@@ -368,9 +386,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
          * {@link StoreUnavailableException}: a claim that won is released again first (best
          * effort), so the work does not start on a claim a failover could lose; an outcome,
          * journal or extension stays on the primary, and the caller must not count on it
-         * surviving a failover. A claim that found someone else's record waits too (it is in the
-         * same round trip) but never fails for it. Off by default; {@code replicas = 0} turns it
-         * off. The client's socket timeout must exceed {@code timeout}. {@code WAIT} is not
+         * surviving a failover. A claim answered from a record it did not write waits for that
+         * record instead: a replay or a 422 (a completed record, another request's record) fails the
+         * same way until the replicas have the record, so no caller settles on a write a failover
+         * could lose; a 409 (the same request in progress) never fails for it. Off by default;
+         * {@code replicas = 0} turns it off. The client's socket timeout must exceed {@code timeout}. {@code WAIT} is not
          * consensus: see the README for the window that remains.
          *
          * @param replicas how many replicas must acknowledge; 0 turns waiting off

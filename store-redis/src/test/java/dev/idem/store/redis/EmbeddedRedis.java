@@ -22,17 +22,18 @@ import redis.embedded.RedisServer;
  * Real redis-server processes for the tests, from the binaries embedded-redis ships: no
  * persistence, loopback only, one temp dir per server. Servers shared by many test
  * classes are started once per JVM (lazy holders) and killed by embedded-redis' own
- * shutdown hook.
+ * shutdown hook. Public, in this module's test jar, for store-hybrid's tests.
  */
-final class EmbeddedRedis {
-    static final String HOST = "127.0.0.1";
+public final class EmbeddedRedis {
+    /** The loopback address every server binds to. */
+    public static final String HOST = "127.0.0.1";
     private static final Duration CLUSTER_READY = Duration.ofSeconds(30);
 
     private EmbeddedRedis() {
     }
 
     /** Short timeouts, so a dead server shows up as an error within about a second. */
-    static JedisClientConfig clientConfig() {
+    public static JedisClientConfig clientConfig() {
         return DefaultJedisClientConfig.builder().connectionTimeoutMillis(1000).socketTimeoutMillis(2000).build();
     }
 
@@ -40,13 +41,13 @@ final class EmbeddedRedis {
         return RedisClient.builder().hostAndPort(HOST, port).clientConfig(clientConfig()).build();
     }
 
-    static RedisClusterClient clusterClient(List<Integer> ports) {
+    public static RedisClusterClient clusterClient(List<Integer> ports) {
         Set<HostAndPort> seeds = new LinkedHashSet<>();
         ports.forEach(p -> seeds.add(new HostAndPort(HOST, p)));
         return RedisClusterClient.builder().nodes(seeds).clientConfig(clientConfig()).maxAttempts(3).build();
     }
 
-    static int freePort() {
+    public static int freePort() {
         try (ServerSocket s = new ServerSocket(0)) {
             s.setReuseAddress(true);
             return s.getLocalPort();
@@ -59,7 +60,7 @@ final class EmbeddedRedis {
      * A started server on {@code port}. {@code forceStop} makes {@link RedisServer#stop()}
      * a SIGKILL, the closest thing to a crash.
      */
-    static RedisServer server(int port, boolean cluster, boolean forceStop, String... extraSettings) {
+    public static RedisServer server(int port, boolean cluster, boolean forceStop, String... extraSettings) {
         try {
             Path dir = Files.createTempDirectory("idem-redis-" + port + "-");
             Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteRecursively(dir), "idem-redis-cleanup"));
@@ -111,7 +112,7 @@ final class EmbeddedRedis {
      * introduces them to each other and waits (bounded) until every node reports
      * {@code cluster_state:ok}.
      */
-    static List<Integer> startCluster(int masters) {
+    public static List<Integer> startCluster(int masters) {
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < masters; i++) {
             int port = freePort();

@@ -8,8 +8,13 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.ClaimResult.Status;
 import dev.idem.api.store.RecordState;
+import dev.idem.store.tck.MutableClock;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -118,6 +123,47 @@ class RedisFailoverTest {
                 .isEqualTo(RecordState.IN_PROGRESS);
     }
 
+    /**
+     * The holder's completion reaches the old primary only (its wait fails, so the holder is told
+     * the outcome was not stored); a duplicate then asks the old primary. Had it been given that
+     * outcome, the failover would take it back: the holder's lease lapses on the new primary, a
+     * takeover runs the work again and stores another outcome, and two callers of one key would
+     * hold two outcomes. The duplicate must be refused (retryably) instead.
+     */
+    @Test
+    void withWaitingNoDuplicateIsAnsweredFromACompletionTheReplicasMissed() {
+        MutableClock clock = new MutableClock(Instant.ofEpochMilli(System.currentTimeMillis()));
+        RedisIdempotencyStore before = RedisIdempotencyStore.builder(onPrimary).clock(clock)
+                .waitForReplicas(1, Duration.ofMillis(300)).build();
+        IdempotencyKey k = key("completed-on-the-old-primary");
+        assertThat(before.claim(k, fp(), 1, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);
+
+        promoteReplica();
+        assertThatThrownBy(() -> before.complete(k, 1, new byte[] {7}, TTL))
+                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
+        // The holder retries its completion: a repeat writes nothing new, and must not pass for acknowledged.
+        assertThatThrownBy(() -> before.complete(k, 1, new byte[] {7}, TTL))
+                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
+        List<String> answers = new ArrayList<>();
+        try {
+            ClaimResult dup = before.claim(k, fp(), 2, LEASE, TTL);
+            answers.add(dup.record().state() + " " + Arrays.toString(dup.record().outcome()));
+        } catch (StoreUnavailableException e) {
+            assertThat(e.retryable()).isTrue();
+            answers.add("retry: " + e.getMessage());
+        }
+
+        RedisIdempotencyStore after = RedisIdempotencyStore.builder(onReplica).clock(clock).build();
+        clock.advance(LEASE);
+        assertThat(after.claim(k, fp(), 3, LEASE, TTL).status()).as("the holder's lease lapsed on the new primary")
+                .isEqualTo(Status.TAKEN_OVER);
+        assertThat(after.complete(k, 3, new byte[] {8}, TTL)).isTrue();
+        String settled = "COMPLETED " + Arrays.toString(after.find(k).orElseThrow().outcome());
+        assertThat(answers).as("what the duplicate was told, against the outcome the key settled on (%s)", settled)
+                .allMatch(a -> a.startsWith("retry: ") || a.equals(settled));
+        assertThat(answers.get(0)).contains("0 of 1");
+    }
+
     @Test
     void waitingForTheReplicaTurnsEveryWriteItMissedIntoAFailureTheCallerSees() {
         RedisIdempotencyStore before = RedisIdempotencyStore.builder(onPrimary)
@@ -140,8 +186,12 @@ class RedisFailoverTest {
                 .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
         assertThatThrownBy(() -> before.complete(running, 2, new byte[] {7}, TTL))
                 .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
-        // A claim that finds someone else's record writes nothing: it never fails for missing replicas.
-        assertThat(before.claim(settled, fp(), 4, LEASE, TTL).record().outcome()).containsExactly(9);
+        // A replay is not given from the cut-off primary: the replicas cannot confirm the record it read.
+        assertThatThrownBy(() -> before.claim(settled, fp(), 4, LEASE, TTL))
+                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
+        // A duplicate of work in progress gets its 409 without waiting: it settles nothing.
+        RedisIdempotencyStore.create(onPrimary).claim(key("busy"), fp(), 5, LEASE, TTL);
+        assertThat(before.claim(key("busy"), fp(), 6, LEASE, TTL).status()).isEqualTo(Status.EXISTING);
 
         RedisIdempotencyStore after = RedisIdempotencyStore.create(onReplica);
         assertThat(after.claim(settled, fp(), 10, LEASE, TTL).record().outcome()).containsExactly(9);

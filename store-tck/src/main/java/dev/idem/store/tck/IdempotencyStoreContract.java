@@ -205,6 +205,11 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
+    void readsAfterAnswersAreLinearizable() throws Exception {
+        FollowUpHistories.run(kit(), 23);
+    }
+
+    @Test
     void claimOnAbsentKeyAcquiresAnInProgressRecord() {
         long t = token();
         ClaimResult r = claim(key("k1"), "a", t);

@@ -8,12 +8,16 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /** The example as a user runs it, on Spring Boot 4: a retried POST is replayed and charges once. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@ExtendWith(OutputCaptureExtension.class)
 class PaymentsApplicationTest {
     @LocalServerPort
     int port;
@@ -29,6 +33,13 @@ class PaymentsApplicationTest {
                 .header("Content-Type", "application/json").header("X-Api-Key", apiKey)
                 .header("Idempotency-Key", key)
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aCleanStartLogsNoWarning(CapturedOutput output) {
+        assertThat(output.getAll()).contains("Started PaymentsApplicationTest");
+        assertThat(output.getAll().lines().takeWhile(l -> !l.contains("Started PaymentsApplicationTest"))
+                .filter(l -> l.contains(" WARN ") || l.contains("WARNING"))).as("warnings at startup").isEmpty();
     }
 
     @Test

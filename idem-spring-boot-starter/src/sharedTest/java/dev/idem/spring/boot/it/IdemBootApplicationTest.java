@@ -30,8 +30,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -54,6 +57,7 @@ import org.springframework.test.context.DynamicPropertySource;
         "management.endpoint.health.show-details=always",
         "management.tracing.sampling.probability=1.0",
         "spring.main.banner-mode=off"})
+@ExtendWith(OutputCaptureExtension.class)
 class IdemBootApplicationTest {
     private static final EmbeddedPostgres PG = startPostgres();
     private static final ExecutorService POOL = Executors.newFixedThreadPool(8);
@@ -357,6 +361,15 @@ class IdemBootApplicationTest {
         assertThat(gate.runs("order-77")).isEqualTo(1);
         assertThat(post("/orders/77/confirm", "bob", key, "{}").statusCode()).isEqualTo(201);
         assertThat(gate.runs("order-77")).isEqualTo(2);
+    }
+
+    @Test
+    void aCleanStartLogsNoWarning(CapturedOutput output) {
+        // The context started inside this class's capture: nothing up to "Started" is a warning
+        // (such as Spring's about idem's beans missing post-processors).
+        assertThat(output.getAll()).contains("Started IdemBootApplicationTest");
+        assertThat(output.getAll().lines().takeWhile(l -> !l.contains("Started IdemBootApplicationTest"))
+                .filter(l -> l.contains(" WARN ") || l.contains("WARNING"))).as("warnings at startup").isEmpty();
     }
 
     @Test

@@ -23,12 +23,6 @@ public final class Events {
     }
 
     void emit(Type type, @Nullable IdempotencyKey key, @Nullable Throwable cause) {
-        if (type == Type.GATE_DOWN) {
-            LOG.log(Level.WARNING, "Redis gate is down; the hybrid store uses the database alone until it answers again",
-                    cause);
-        } else if (type == Type.GATE_UP) {
-            LOG.log(Level.INFO, "Redis gate answers again; the hybrid store uses it again");
-        }
         if (listener == HybridStoreListener.NONE) {
             return;
         }

@@ -60,7 +60,8 @@ public final class Gate {
     GateReply claim(IdempotencyKey key, byte[] fingerprint, long token, long leaseMs, long ttlMs, String nonce) {
         GateKeys.Located at = keys.locate(key);
         Object reply = run(GateScript.CLAIM, at.redisKey(), at.digest(), fingerprint, text(token), text(leaseMs),
-                text(ttlMs), ascii(clock.nowArgument()), text(marginMs), ascii(nonce), text(pendingMs), text(padMs));
+                text(ttlMs), ascii(clock.nowArgument()), text(marginMs), ascii(nonce), text(pendingMs), text(padMs),
+                ascii(clock.sentArgument()));
         return parse(reply);
     }
 

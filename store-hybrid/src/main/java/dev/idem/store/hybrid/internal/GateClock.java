@@ -50,6 +50,19 @@ public final class GateClock {
         return clock != null ? Long.toString(clock.millis()) : "";
     }
 
+    /**
+     * The sender's bound for a script about to be sent: a reading of the gate's clock already
+     * reached now (the test clock's reading in test mode), or empty before the gate ever answered.
+     * A script that runs late counts the claim's deadlines from this, not from its own run.
+     */
+    String sentArgument() {
+        if (clock != null) {
+            return Long.toString(clock.millis());
+        }
+        long bound = lowerBound(ticker.read());
+        return bound == UNKNOWN ? "" : Long.toString(bound);
+    }
+
     /** Records the gate's reading carried by a reply that has just arrived. */
     void observed(long gateNow) {
         if (clock == null) {

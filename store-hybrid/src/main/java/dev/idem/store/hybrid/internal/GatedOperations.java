@@ -1,6 +1,7 @@
 package dev.idem.store.hybrid.internal;
 
 import dev.idem.api.IdempotencyKey;
+import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
@@ -42,7 +43,10 @@ import org.jspecify.annotations.Nullable;
 public final class GatedOperations {
     /** How long a gate record that says "ask the database" lasts when the record's expiry is not known. */
     public static final long UNKNOWN_MS = Gate.UNKNOWN_MS;
-    /** The longest a fenced operation waits for a predicted claim of its token to reach the database. */
+    /**
+     * The longest a fenced operation waits for a predicted claim of its token to reach the database,
+     * and another request's claim for a predicted claim of the key.
+     */
     static final Duration PREDICTION_WAIT = Duration.ofSeconds(5);
     private static final System.Logger LOG = System.getLogger(GatedOperations.class.getName());
 
@@ -96,16 +100,45 @@ public final class GatedOperations {
             emit(Type.DECIDED_BY_DATABASE, key, null);
             return truth.claim(key, fingerprint, token, lease, ttl);
         }
-        String nonce = Gate.nonce();
-        GateReply g;
-        try {
-            g = gate.claim(key, fingerprint, token, leaseMs, ttlMs, nonce);
-            breaker.succeeded();
-        } catch (GateException e) {
-            failed(key, e);
-            emit(Type.DECIDED_BY_DATABASE, key, null);
-            return truth.claim(key, fingerprint, token, lease, ttl);
+        long deadline = ticker.read() + PREDICTION_WAIT.toNanos();
+        long pauseMs = 1;
+        while (true) {
+            String nonce = Gate.nonce();
+            GateReply g;
+            try {
+                g = gate.claim(key, fingerprint, token, leaseMs, ttlMs, nonce);
+                breaker.succeeded();
+            } catch (GateException e) {
+                failed(key, e);
+                emit(Type.DECIDED_BY_DATABASE, key, null);
+                return truth.claim(key, fingerprint, token, lease, ttl);
+            }
+            if (g.action() != 'F') {
+                return answer(key, fingerprint, token, lease, ttl, g);
+            }
+            if (ticker.read() - deadline >= 0) {
+                // The predicted claim never reached the database (its caller died in between): the
+                // database decides, and the gate takes its answer in place of the prediction.
+                return decided(key, fingerprint, token, lease, ttl, g, false);
+            }
+            ClaimResult checked = checkedPrediction(key, fingerprint, token, lease, ttl, g);
+            if (checked != null) {
+                return checked;
+            }
+            try {
+                sleeper.sleep(Duration.ofMillis(pauseMs));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StoreUnavailableException(
+                        "interrupted while another request's claim of the key was being decided", e, true);
+            }
+            pauseMs = Math.min(pauseMs * 2, 50);
         }
+    }
+
+    /** What the claim script's reply {@code g} means for this claim (every action but F). */
+    private ClaimResult answer(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl,
+            GateReply g) {
         switch (g.action()) {
             case 'A':
                 StoredRecord answer;
@@ -127,8 +160,6 @@ public final class GatedOperations {
                 return decided(key, fingerprint, token, lease, ttl, g, true);
             case 'R':
                 return decided(key, fingerprint, token, lease, ttl, g, false);
-            case 'F':
-                return checkedPrediction(key, g);
             default:
                 failed(key, new GateException("Redis gate claim: unknown action '" + g.action() + "'", null));
                 emit(Type.DECIDED_BY_DATABASE, key, null);
@@ -185,23 +216,38 @@ public final class GatedOperations {
     }
 
     /**
-     * Another request's predicted lease: the prediction holds unless the database already has a
-     * record it cannot come from (then the gate lost data, and the database answers). Only a
-     * read: a claim could overtake the prediction's own.
+     * Another request's predicted lease. Its answer (422 for this request) is given only once the
+     * predicted claim is in the database: until then this request waits (null), since the database
+     * might yet grant the key to this request instead (a claim from a process that does not reach
+     * the gate), and a 422 must never reach a request that then owns the key. Only reads: this
+     * claim must not overtake the prediction's own, which duplicates may already have been told
+     * about.
+     *
+     * @return the answer, or null to ask the gate again after a pause
      */
-    private ClaimResult checkedPrediction(IdempotencyKey key, GateReply g) {
+    private @Nullable ClaimResult checkedPrediction(IdempotencyKey key, byte[] fingerprint, long token,
+            Duration lease, Duration ttl, GateReply g) {
         Optional<StoredRecord> found = truth.find(key);
         emit(Type.DECIDED_BY_DATABASE, key, null);
-        if (found.isPresent()) {
-            StoredRecord r = found.get();
-            boolean sameClaim = r.state() == RecordState.IN_PROGRESS && r.fencingToken() == g.token();
-            if (!sameClaim && r.state() != RecordState.RELEASED) {
-                emit(Type.GATE_CORRECTED, key, null);
-                write(key, g.nonce(), false, null, Gate.UNKNOWN_MS);
-                return ClaimResult.existing(r, gate.clock().wallNow());
-            }
+        if (found.isEmpty()) {
+            return null;
         }
-        return ClaimResult.existing(g.toRecord(key), g.nowInstant());
+        StoredRecord r = found.get();
+        if (r.fencingToken() == g.token()) {
+            if (r.state() == RecordState.IN_PROGRESS) {
+                return ClaimResult.existing(g.toRecord(key), g.nowInstant());
+            }
+            // The predicted claim landed and moved on, and the gate missed it: the database decides.
+            return decided(key, fingerprint, token, lease, ttl, g, false);
+        }
+        if (r.state() == RecordState.RELEASED) {
+            // The predicted claim may still be on its way to take this released record over.
+            return null;
+        }
+        // A record the prediction cannot come from: the gate had lost the database's record.
+        emit(Type.GATE_CORRECTED, key, null);
+        write(key, g.nonce(), false, null, Gate.UNKNOWN_MS);
+        return ClaimResult.existing(r, gate.clock().wallNow());
     }
 
     /**
@@ -356,6 +402,10 @@ public final class GatedOperations {
      * told what was found, so it never shows the key older than this read. If the gate shows a
      * predicted claim this read is consistent with (it may not have reached the database yet),
      * that claim's record is the answer, since a duplicate may already have been told about it.
+     * If the read found nothing but the gate holds a record, that record may have replaced such a
+     * prediction after the read (its claim landed, then was completed, released, extended or
+     * journaled): the database is read again, once, and that read is the answer (the gate holds
+     * "ask the database" by then, so no claim is predicted before it).
      *
      * @param key the key
      * @return the record
@@ -367,20 +417,29 @@ public final class GatedOperations {
         }
         StoredRecord r = found.orElse(null);
         long left = r == null ? 0 : r.expiresAt().toEpochMilli() - gate.clock().wallNow().toEpochMilli();
+        GateReply g;
         try {
-            GateReply g = gate.observed(key, r == null ? null : r.state(), r == null ? 0 : r.fencingToken(),
+            g = gate.observed(key, r == null ? null : r.state(), r == null ? 0 : r.fencingToken(),
                     r == null ? 0 : r.attempt(), Math.max(Gate.UNKNOWN_MS, left + 60_000));
             breaker.succeeded();
-            if (g.action() == 'P') {
-                return Optional.of(g.toRecord(key));
-            }
-            if (g.action() == 'U') {
-                emit(Type.GATE_CORRECTED, key, null);
-            }
         } catch (GateException e) {
             failed(key, e);
+            return found;
         }
-        return found;
+        switch (g.action()) {
+            case 'P':
+                return Optional.of(g.toRecord(key));
+            case 'U':
+                emit(Type.GATE_CORRECTED, key, null);
+                return found;
+            case 'V':
+                emit(Type.GATE_CORRECTED, key, null);
+                return truth.find(key);
+            case 'N':
+                return truth.find(key);
+            default:
+                return found;
+        }
     }
 
     /** Whether the breaker lets this call use the gate (emits GATE_SKIPPED if not). */

@@ -44,7 +44,7 @@ local function load(key, identity)
     return {n = 0, u = 0}, true
   end
   if r.s then
-    local ok = r.i == identity and r.e ~= nil and r.g ~= nil
+    local ok = r.i == identity and r.e ~= nil and r.g
       and (r.s == 'U' or (r.f and r.t and r.a and r.k and (r.s ~= 'I' or r.l) and (r.s ~= 'C' or r.o or r.x)))
       and (r.s == 'I' or r.s == 'C' or r.s == 'R' or r.s == 'U')
     if not ok then
@@ -54,9 +54,10 @@ local function load(key, identity)
   return r, false
 end
 
--- Whether the record exists and has not expired.
+-- Whether the record exists and has not expired. A hash holding only the pending-claim counters
+-- (n/u) has no state: HMGET gives false, not nil, for a missing field.
 local function live(r, now)
-  return r.s ~= nil and r.e > now
+  return r.s and r.e > now or false
 end
 
 -- Replaces whatever is at key by rec (a table with s, e, g and the fields of its state),

@@ -16,6 +16,14 @@ class GateClockTest {
     void beforeAnyReplyTheGatesClockIsUnknown() {
         assertThat(clock.lowerBound(clock.mark())).isEqualTo(GateClock.UNKNOWN);
         assertThat(clock.nowArgument()).as("the scripts read Redis TIME").isEmpty();
+        assertThat(clock.sentArgument()).as("no bound to send: the claim script predicts nothing").isEmpty();
+    }
+
+    @Test
+    void aClaimCarriesTheClockReadingReachedWhenItIsSent() {
+        clock.observed(1_000_000);
+        nanos.addAndGet(1_500_000_000);
+        assertThat(clock.sentArgument()).isEqualTo("1001500");
     }
 
     @Test
@@ -43,6 +51,7 @@ class GateClockTest {
         MutableClock test = new MutableClock(Instant.ofEpochMilli(42_000));
         GateClock simulated = new GateClock(test, nanos::get);
         assertThat(simulated.nowArgument()).isEqualTo("42000");
+        assertThat(simulated.sentArgument()).isEqualTo("42000");
         long mark = simulated.mark();
         simulated.observed(1);
         assertThat(simulated.lowerBound(mark)).isEqualTo(42_000);

@@ -1,4 +1,5 @@
--- claim: KEYS[1] = record; ARGV = fingerprint, token (decimal text), lease ms, ttl ms, clock ms or ''.
+-- claim: KEYS[1] = record; ARGV = fingerprint, token (decimal text), lease ms, ttl ms, clock ms or '',
+-- '1' when the caller waits for replicas after the script (else '' or absent).
 -- Reply: {how, now, state, fingerprint, token, attempt, leaseUntil, expiresAt, outcome, createdAt, journal}
 -- with how = A (acquired), T (taken over) or E (existing, record unchanged). The fingerprint
 -- and the token are nil where they are the caller's own (ARGV), which the caller already holds.
@@ -6,6 +7,7 @@ local key = KEYS[1]
 local fp, token = ARGV[1], ARGV[2]
 local lease, ttl = tonumber(ARGV[3]), tonumber(ARGV[4])
 local now = clock_now(ARGV[5])
+local waits = ARGV[6] == '1'
 local r = redis.call('HMGET', key, 's', 'f', 't', 'a', 'l', 'e', 'o', 'c', 'k', 'j')
 local s, expires_at = r[1], tonumber(r[6])
 if s and (expires_at == nil or not r[3] or not r[2] or tonumber(r[4]) == nil
@@ -15,6 +17,18 @@ end
 local live = s and expires_at > now
 -- Records written before the creation time was kept have none: count them from now.
 local created = r[9] or now
+
+-- An answer read, not written, that the caller settles on: a replay or a 422 (a completed record, or
+-- another request's), or its own claim again. When the caller waits for replicas (WAIT on this
+-- connection, behind this script), that wait must cover the record read, which another connection
+-- wrote: writing the record's own expiry again (the same instant) makes this connection's
+-- replication offset pass the record's last write, so the answer is given only once the replicas
+-- have the record, and never from a write that a failover could still lose.
+local function covered_by_wait()
+  if waits then
+    expire_at(key, expires_at, now)
+  end
+end
 
 local function write(attempt, how, created_at, journal)
   local lease_until = now + lease
@@ -42,6 +56,7 @@ if s == 'I' and r[2] == fp then
   if r[3] == token then
     -- Our own claim again: a client retry after a lost reply. Tokens are unique per
     -- claim, so report the original win instead of blocking the caller as a duplicate.
+    covered_by_wait()
     return {r[8] or 'A', now, s, false, false, r[4], r[5], r[6], false, created, r[10]}
   end
   if tonumber(r[5]) <= now then
@@ -51,5 +66,8 @@ end
 local stored_fp = r[2]
 if stored_fp == fp then
   stored_fp = false
+end
+if s == 'C' or stored_fp then
+  covered_by_wait()
 end
 return {'E', now, s, stored_fp, r[3], r[4], r[5], r[6], r[7], created, r[10]}

@@ -12,6 +12,12 @@ enum Bug {
     NON_ATOMIC_CLAIM,
     /** claim decides and writes atomically, but an EXISTING reply is read again afterwards (a second query). */
     EXISTING_FROM_SECOND_READ,
+    /**
+     * A claim is visible to other claims at once but to find only after a yield (a cache that
+     * answers duplicates in front of a database that reads go to and the claim reaches one round
+     * trip later): a read that starts after a duplicate was told "in progress" can say "no record".
+     */
+    FIND_LAGS_CLAIM,
     /** complete checks the token, yields, then writes blindly: a stale holder can overwrite a takeover. */
     NON_ATOMIC_COMPLETE,
     /** release checks the token, yields, then writes blindly. */

@@ -35,6 +35,7 @@ class MutantKitTest {
             Map.entry(Bug.NONE, Set.of()),
             Map.entry(Bug.NON_ATOMIC_CLAIM, Set.of("lockstepClaimsOfOneKeyHaveOneWinner",
                     "lockstepTakeoversOfOneLapsedLeaseHaveOneWinner", HISTORIES)),
+            Map.entry(Bug.FIND_LAGS_CLAIM, Set.of("readsAfterAnswersAreLinearizable")),
             Map.entry(Bug.EXISTING_FROM_SECOND_READ, Set.of("duplicatesRacingAReleaseNeverSeeItReleased", HISTORIES)),
             Map.entry(Bug.NON_ATOMIC_COMPLETE, Set.of("staleCompleteRacingATakeoverIsRefused", HISTORIES)),
             Map.entry(Bug.NON_ATOMIC_RELEASE, Set.of("staleReleaseRacingATakeoverIsRefused", HISTORIES)),

@@ -66,6 +66,7 @@ final class MutantKits {
         return switch (bug) {
             case NONE -> new Class<?>[] {NoneC.class, NoneP.class};
             case NON_ATOMIC_CLAIM -> new Class<?>[] {NonAtomicClaimC.class, NonAtomicClaimP.class};
+            case FIND_LAGS_CLAIM -> new Class<?>[] {FindLagsClaimC.class, FindLagsClaimP.class};
             case EXISTING_FROM_SECOND_READ ->
                     new Class<?>[] {ExistingFromSecondReadC.class, ExistingFromSecondReadP.class};
             case NON_ATOMIC_COMPLETE -> new Class<?>[] {NonAtomicCompleteC.class, NonAtomicCompleteP.class};
@@ -96,6 +97,8 @@ final class MutantKits {
     static final class NoneP extends Properties { Bug bug() { return Bug.NONE; } }
     static final class NonAtomicClaimC extends Contract { Bug bug() { return Bug.NON_ATOMIC_CLAIM; } }
     static final class NonAtomicClaimP extends Properties { Bug bug() { return Bug.NON_ATOMIC_CLAIM; } }
+    static final class FindLagsClaimC extends Contract { Bug bug() { return Bug.FIND_LAGS_CLAIM; } }
+    static final class FindLagsClaimP extends Properties { Bug bug() { return Bug.FIND_LAGS_CLAIM; } }
     static final class ExistingFromSecondReadC extends Contract { Bug bug() { return Bug.EXISTING_FROM_SECOND_READ; } }
     static final class ExistingFromSecondReadP extends Properties {
         Bug bug() { return Bug.EXISTING_FROM_SECOND_READ; }

@@ -32,6 +32,8 @@ final class MutantStore implements IdempotencyStore {
     private final Clock clock;
     private final Object lock = new Object();
     private final Map<Object, StoredRecord> records = new HashMap<>();
+    /** What find reads: the records, except that a claim reaches it a yield later ({@link Bug#FIND_LAGS_CLAIM}). */
+    private final Map<Object, StoredRecord> readable = new HashMap<>();
     private final Map<String, byte[]> outcomesByFingerprint = new HashMap<>();
 
     MutantStore(Bug bug, Clock clock) {
@@ -83,6 +85,10 @@ final class MutantStore implements IdempotencyStore {
     }
 
     private <T> T run(IdempotencyKey key, boolean nonAtomic, Decision<T> decision) {
+        return run(key, nonAtomic, true, decision);
+    }
+
+    private <T> T run(IdempotencyKey key, boolean nonAtomic, boolean readableAtOnce, Decision<T> decision) {
         Object k = storageKey(key);
         StoredRecord[] write = new StoredRecord[1];
         T result;
@@ -91,6 +97,16 @@ final class MutantStore implements IdempotencyStore {
                 result = decision.decide(records.get(k), now(), write);
                 if (write[0] != null) {
                     records.put(k, write[0]);
+                    if (readableAtOnce) {
+                        readable.put(k, write[0]);
+                    }
+                }
+            }
+            if (!readableAtOnce && write[0] != null) {
+                // The round trip to the store that reads go to.
+                Thread.yield();
+                synchronized (lock) {
+                    readable.put(k, records.get(k));
                 }
             }
             return result;
@@ -103,6 +119,7 @@ final class MutantStore implements IdempotencyStore {
         if (write[0] != null) {
             synchronized (lock) {
                 records.put(k, write[0]);
+                readable.put(k, write[0]);
             }
         }
         return result;
@@ -111,7 +128,7 @@ final class MutantStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
-        ClaimResult result = run(key, bug == Bug.NON_ATOMIC_CLAIM, (current, now, write) -> {
+        ClaimResult result = run(key, bug == Bug.NON_ATOMIC_CLAIM, bug != Bug.FIND_LAGS_CLAIM, (current, now, write) -> {
             StoredRecord live = live(current, now) ? current : null;
             if (live == null) {
                 write[0] = inProgress(key, fingerprint, fencingToken, 1, now, now, null, lease, ttl);
@@ -247,8 +264,10 @@ final class MutantStore implements IdempotencyStore {
 
     @Override
     public Optional<StoredRecord> find(IdempotencyKey key) {
-        return run(key, false, (current, now, write) ->
-                live(current, now) ? Optional.of(shown(current)) : Optional.<StoredRecord>empty());
+        synchronized (lock) {
+            StoredRecord current = readable.get(storageKey(key));
+            return live(current, now()) ? Optional.of(shown(current)) : Optional.empty();
+        }
     }
 
     @Override
@@ -269,6 +288,7 @@ final class MutantStore implements IdempotencyStore {
                     removed++;
                 }
             }
+            readable.keySet().retainAll(records.keySet());
             return removed;
         }
     }

@@ -1,0 +1,67 @@
+package dev.idem.store.tck;
+
+import dev.idem.api.IdempotencyKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Histories in which each party makes a few calls in a row, each as soon as the previous one
+ * answered, so that a call starts after an answer another party's call was already given. On a
+ * fresh key per round, four parties (two per store instance) claim at one instant, three with the
+ * same request and one with another; the winner then completes, releases, checkpoints or extends
+ * its lease and reads the key, and each loser reads the key. The history must be linearizable.
+ *
+ * <p>What this adds to {@link ConcurrentHistories}, where every call of a step starts at one
+ * instant: a read that begins after a duplicate was told "in progress" must see that claim (or
+ * what followed it). A store that makes a claim visible to claims before it is visible to reads
+ * (a cache in front of the database that answers duplicates, while reads go to the database) says
+ * "no record" here for a key that is held.
+ */
+final class FollowUpHistories {
+    /** Rounds per run: a fresh key each. */
+    static final int ROUNDS = 64;
+    private static final int PARTIES = 4;
+    private static final long LONG = KitContext.LONG.toMillis();
+
+    private FollowUpHistories() {
+    }
+
+    /** Runs the rounds with the seed's moves and fails with the offending key's history if it is not linearizable. */
+    static void run(KitContext c, long seed) throws Exception {
+        Random rnd = new Random(seed);
+        History h = new History();
+        try (Lockstep crew = new Lockstep(PARTIES, seed)) {
+            for (int round = 0; round < ROUNDS; round++) {
+                IdempotencyKey key = c.key("follow-up-" + seed + "-" + round);
+                int move = rnd.nextInt(4);
+                int r = round;
+                List<Lockstep.Party> parties = new ArrayList<>();
+                for (int p = 0; p < PARTIES; p++) {
+                    int party = p;
+                    long token = c.token();
+                    String fingerprint = p == PARTIES - 1 ? "fp-b" : "fp-a";
+                    parties.add(thread -> {
+                        String claimed = h.run(thread, new StoreOp.Claim(key, fingerprint, token, LONG, LONG),
+                                c.store(party));
+                        if (LockstepRaces.won(claimed)) {
+                            h.run(thread, holderMove(key, token, move, r), c.store(party));
+                        }
+                        h.run(thread, new StoreOp.Find(key), c.store(party));
+                    });
+                }
+                crew.round(parties);
+            }
+        }
+        LockstepRaces.assertLinearizable(h);
+    }
+
+    private static StoreOp holderMove(IdempotencyKey key, long token, int move, int round) {
+        return switch (move) {
+            case 0 -> new StoreOp.Complete(key, token, "out-" + round, LONG);
+            case 1 -> new StoreOp.Release(key, token);
+            case 2 -> new StoreOp.Checkpoint(key, token, "j-" + round);
+            default -> new StoreOp.Extend(key, token, LONG);
+        };
+    }
+}
