@@ -66,7 +66,7 @@ public class HotKeyBenchmark {
         IdempotencyEngine warm = IdempotencyEngine.builder().store(MemoryIdempotencyStore.create()).lease(LEASE)
                 .ttl(TTL).build();
         IdempotencyKey warmKey = IdempotencyKey.of("warm", StoreBenchmark.OPERATION, "warm");
-        for (int i = 0; i < ScalingBenchmark.WARMUP_CALLS; i++) {
+        for (int i = 0, n = ScalingBenchmark.warmupCalls(); i < n; i++) {
             warm.execute(warmKey, Documents.PAYMENT, Receipt.class, WORK);
         }
         MemoryIdempotencyStore store = MemoryIdempotencyStore.create();

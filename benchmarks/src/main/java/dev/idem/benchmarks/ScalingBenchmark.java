@@ -29,7 +29,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * idem's. Records live two seconds, so the store's own expiry sweep keeps the map small during
  * long runs.
  *
- * <p>The trial starts with a single-threaded warm-up of every path ({@link #WARMUP_CALLS}
+ * <p>The trial starts with a single-threaded warm-up of every path ({@link #warmupCalls()}
  * calls each, on stores of its own): with 8 threads on 2 cores the JIT's compiler threads get
  * a ninth of the CPU and, in short warm-up iterations, the measurement caught code still being
  * compiled (issue 40: a run whose 8-thread replay climbed from 75,000 to 128,000 calls/s between
@@ -44,10 +44,21 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class ScalingBenchmark {
-    /** Calls of each path in the single-threaded warm-up that starts a trial. */
-    static final int WARMUP_CALLS = 200_000;
-    private static final Duration LEASE = Duration.ofSeconds(1);
-    private static final Duration TTL = Duration.ofSeconds(2);
+    /** The system property that sets {@link #warmupCalls()} (the smoke test makes it small). */
+    static final String WARMUP_CALLS_PROPERTY = "idem.bench.warmupCalls";
+
+    /** Calls of each path in the single-threaded warm-up that starts a trial: 200,000 unless set. */
+    static int warmupCalls() {
+        return Integer.getInteger(WARMUP_CALLS_PROPERTY, 200_000);
+    }
+    /**
+     * The system property that sets the lease in milliseconds (1,000 unless set; records live
+     * twice as long): the smoke test lengthens it, since on a loaded machine a cold first call
+     * can outlast a second and lose its lease.
+     */
+    static final String LEASE_MS_PROPERTY = "idem.bench.scalingLeaseMs";
+    private static final Duration LEASE = Duration.ofMillis(Long.getLong(LEASE_MS_PROPERTY, 1_000));
+    private static final Duration TTL = LEASE.multipliedBy(2);
     private static final byte[] FINGERPRINT = new byte[32];
     private static final byte[] OUTCOME = "S{\"id\":\"ch_1\",\"amountCents\":4250,\"status\":\"succeeded\"}"
             .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -67,7 +78,7 @@ public class ScalingBenchmark {
         Keys keys = new Keys();
         keys.setUp(warm);
         long sink = 0;
-        for (int i = 0; i < WARMUP_CALLS; i++) {
+        for (int i = 0, n = warmupCalls(); i < n; i++) {
             sink += warm.storeFirst(keys) ? 1 : 0;
             sink += warm.storeReplay(keys).claimed() ? 1 : 0;
             sink += warm.engineFirst(keys).attempt();

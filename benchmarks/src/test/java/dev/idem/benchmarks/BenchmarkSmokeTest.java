@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -134,6 +136,21 @@ class BenchmarkSmokeTest {
         assertThat(b.fingerprintAlone()).hasSize(32);
         assertThat(b.decodeAlone()).isEqualTo(Receipt.OK);
         assertThat(b.replayAndRead()).isEqualTo(Receipt.OK);
+    }
+
+    // The trial's single-threaded warm-up (200,000 calls of each path) and one-second lease are for
+    // real runs: here a thousand calls and a minute, so the smoke runs stay within their time limit
+    // on a loaded machine and a cold first call keeps its lease. Set before ScalingBenchmark loads.
+    @BeforeAll
+    static void shortWarmUp() {
+        System.setProperty(ScalingBenchmark.WARMUP_CALLS_PROPERTY, "1000");
+        System.setProperty(ScalingBenchmark.LEASE_MS_PROPERTY, "60000");
+    }
+
+    @AfterAll
+    static void defaultWarmUp() {
+        System.clearProperty(ScalingBenchmark.WARMUP_CALLS_PROPERTY);
+        System.clearProperty(ScalingBenchmark.LEASE_MS_PROPERTY);
     }
 
     @Test
