@@ -126,6 +126,31 @@ class BenchmarkSmokeTest {
         assertThat(Documents.PAYMENT.getBytes(StandardCharsets.UTF_8).length).isBetween(180, 230);
     }
 
+    @ParameterizedTest
+    @EnumSource(ProtectionBenchmark.Protection.class)
+    void protectionBenchmarkRunsFirstExecutionsAndReplaysOfTheStatedSize(ProtectionBenchmark.Protection protection) {
+        for (int size : new int[] {200, 10240}) {
+            ProtectionBenchmark b = new ProtectionBenchmark();
+            b.protection = protection;
+            b.outcomeBytes = size;
+            b.setUp();
+            assertThat(new dev.idem.engine.internal.OutcomeCodec(new ObjectMapper())
+                    .encodeSuccess(ProtectionBenchmark.payloadOf(size))).hasSize(size);
+            for (int i = 0; i < ProtectionBenchmark.KEYS + 2; i++) {
+                Result<ProtectionBenchmark.Payload> first = b.firstExecution();
+                assertThat(first.replayed()).isFalse();
+                assertThat(first.stored()).isTrue();
+            }
+            Result<ProtectionBenchmark.Payload> replay = b.replay();
+            assertThat(replay.replayed()).isTrue();
+            assertThat(replay.value()).isEqualTo(ProtectionBenchmark.payloadOf(size));
+            byte[] sealed = b.sealOutcome();
+            assertThat(sealed.length).isEqualTo(protection == ProtectionBenchmark.Protection.NONE ? size
+                    : size + 3 + "bench-outcomes".length() + 16 + 12 + 4 + 4 + 16);
+            assertThat(b.openOutcome()).hasSize(size);
+        }
+    }
+
     @Test
     void memoryReplayBenchmarkReplays() {
         MemoryReplayBenchmark b = new MemoryReplayBenchmark();

@@ -21,18 +21,23 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * key alike and answer alike; only where they run and how they wait differ.
  *
  * <ul>
- *   <li>Every store call runs on the engine's async executor, never on the caller's thread; the
- *       fingerprint (CPU only) and a near-cache replay are done on the caller's.</li>
- *   <li>A duplicate that waits for an in-progress key claims again from a {@link Scheduler}
- *       task: no thread is parked meanwhile. Cancelling the answer while it waits stops the polls
- *       (nothing is held then).</li>
- *   <li>The work's stage is watched, not blocked on; while it is pending a {@link Heartbeat}
- *       extends the lease. Its outcome is handed back to the executor, where {@code finish}
- *       completes, stores the failure, or releases the key.</li>
- *   <li>Cancelling the answer once the key is claimed detaches the caller only: the work goes on
- *       and the record ends by the work's own outcome. A work stage that is itself cancelled may
- *       stand for an effect still under way, so the claim is kept and its lease lapses, as after
- *       a crash; the caller gets the {@link CancellationException}.</li>
+ *   <li>Every store call goes through the engine's {@link StoreLane} onto its async executor,
+ *       never on the caller's thread; the fingerprint (CPU only), a near-cache replay and a
+ *       replay of a poll another waiter just made are done on the caller's.</li>
+ *   <li>A duplicate that waits for an in-progress key polls from a {@link Scheduler} task: no
+ *       thread is parked meanwhile, and its claims are shared with the engine's other waiters of
+ *       the key ({@link SharedPolls}), so a crowd of them sends one claim per poll interval.</li>
+ *   <li>The work's stage is watched, not blocked on; from the claim on a {@link Heartbeat} extends
+ *       the lease on the engine's renewal threads. The stage's outcome goes back through the lane
+ *       (ahead of waiting claims), where {@code finish} completes, stores the failure, or releases
+ *       the key.</li>
+ *   <li>Cancelling the answer while the call waits for its next poll stops it at once and returns
+ *       its slot. Cancelled while its claim is in the store, the call gives back a key it won there
+ *       (its work never starts) and then returns its slot. Once the work started, cancelling detaches
+ *       the caller only: the work goes on, the record ends by its own outcome, and the slot is
+ *       returned when it ends. A work stage that is itself cancelled may stand for an effect still
+ *       under way, so the claim is kept and its lease lapses, as after a crash; the caller gets the
+ *       {@link CancellationException}.</li>
  * </ul>
  * The answer completes with the very exception the blocking call would throw, never wrapped in
  * a {@link CompletionException}.
@@ -48,8 +53,13 @@ final class AsyncExecution<T> {
     private final Scheduler scheduler;
     private final CompletableFuture<Result<T>> answer = new CompletableFuture<>();
     private final AtomicBoolean released = new AtomicBoolean();
-    /** Whether the work was started: its end, not the answer, then frees the call's slot. */
-    private volatile boolean running;
+    /**
+     * Whether the engine does something for this call now (a claim in the store, the work, a
+     * give-back): false only while it waits for its next poll. Its slot among the engine's
+     * {@code maxAsyncCalls} is returned once the answer is done and this is false.
+     */
+    private volatile boolean busy = true;
+    private volatile Scheduler.Cancellable nextPoll;
     private byte[] fingerprint;
     private Execution<T>.Waiting waiting;
 
@@ -62,10 +72,12 @@ final class AsyncExecution<T> {
         this.scheduler = engine.async.scheduler();
     }
 
+    /** Starts the call, which holds one of the engine's slots (taken by the caller) until it ends. */
     CompletableFuture<Result<T>> start(Object request) {
+        // A caller that cancels (or completes) the answer while the call waits between polls.
         answer.whenComplete((r, e) -> {
-            if (!running) {
-                release();
+            if (!busy) {
+                stopWaiting();
             }
         });
         try {
@@ -73,80 +85,158 @@ final class AsyncExecution<T> {
             execution.refuseIfSpent();
             Result<T> cached = execution.fromNearCache(fingerprint);
             if (cached != null) {
-                answer.complete(cached);
+                done(cached, null);
                 return answer;
             }
         } catch (RuntimeException | Error e) {
-            answer.completeExceptionally(e);
+            done(null, e);
             return answer;
         }
         waiting = execution.new Waiting();
-        submit(this::claim, false);
+        poll();
         return answer;
     }
 
-    /** Runs {@code task} on the executor; a refusal fails the answer (the key's claim, if any, lapses). */
-    private void submit(Runnable task, boolean holdsClaim) {
-        try {
-            executor.execute(task);
-        } catch (RuntimeException e) {
-            if (holdsClaim) {
-                LOG.log(Level.WARNING, "the async executor refused to end the call for {0} ({1}); its claim is kept"
-                        + " until the lease lapses", key, e.toString());
-            }
-            answer.completeExceptionally(new StoreUnavailableException("the engine's async executor refused the"
-                    + " store call for " + key + ": " + e, e, true));
-        }
-    }
-
-    private void claim() {
+    /** Claims the key: its own claim, or, if the call waits, its share of the key's poll. */
+    private void poll() {
         if (answer.isDone()) {
-            // The caller went away while it waited for a duplicate; nothing is held, so stop here.
+            idle();
             return;
         }
         long token = engine.nextToken();
         long beforeClaim = engine.ticker.read();
-        ClaimResult claim;
+        if (!execution.waits()) {
+            storeClaim(token).whenComplete((claim, failure) -> judged(claim, failure, beforeClaim));
+            return;
+        }
+        SharedPolls.Ticket ticket = engine.polls.join(key, false);
+        if (ticket.issuer()) {
+            storeClaim(token).whenComplete((claim, failure) -> {
+                if (failure != null) {
+                    ticket.fail(failure);
+                } else {
+                    ticket.answer(claim);
+                }
+                judged(claim, failure, beforeClaim);
+            });
+            return;
+        }
+        CompletableFuture<ClaimResult> shared = ticket.answer();
+        if (shared.isDone() || !ticket.poll.blockingIssuer) {
+            shared.whenComplete((claim, failure) -> judgedShared(ticket, claim, failure));
+        } else {
+            // Answered on a blocking caller's thread: go on on the executor, not on that thread.
+            shared.whenComplete((claim, failure) -> hop(() -> judgedShared(ticket, claim, failure)));
+        }
+    }
+
+    /**
+     * The one claim this call sends to the store. A future non-blocking store plugs in here (and
+     * in the lane's other calls).
+     */
+    private CompletableFuture<ClaimResult> storeClaim(long token) {
+        return engine.async.lane.call(false, () -> execution.claim(fingerprint, token));
+    }
+
+    /** Judges another waiter's claim, which this call cannot have won. */
+    private void judgedShared(SharedPolls.Ticket ticket, ClaimResult claim, Throwable failure) {
+        // Counted from when the poll's question left, which may be before this call joined it.
+        judged(failure == null ? ticket.seen(claim) : null, failure, ticket.poll.sentAt);
+    }
+
+    private void judged(ClaimResult claim, Throwable failure, long beforeClaim) {
+        if (failure != null) {
+            done(null, unwrap(failure));
+            return;
+        }
         Execution.Verdict<T> verdict;
         try {
-            claim = execution.claim(fingerprint, token);
             verdict = execution.judge(claim, fingerprint, waiting, beforeClaim);
         } catch (RuntimeException | Error e) {
-            answer.completeExceptionally(e);
+            done(null, e);
             return;
         }
         if (verdict.claimed()) {
-            if (execution.spent()) {
-                answer.completeExceptionally(execution.refuseClaimed(claim));
-                return;
+            if (answer.isDone()) {
+                giveBack(claim, beforeClaim);
+            } else if (execution.spent()) {
+                refuseSpent(claim);
+            } else {
+                run(claim, beforeClaim);
             }
-            run(claim, beforeClaim);
         } else if (verdict.replay != null) {
-            answer.complete(verdict.replay);
+            done(verdict.replay, null);
         } else {
-            try {
-                scheduler.schedule(Duration.ofMillis(verdict.pauseMillis), () -> submit(this::claim, false));
-            } catch (RuntimeException e) {
-                // A scheduler that cannot wait is an interrupted wait: the blocking call's 409.
-                RuntimeException conflict = verdict.conflict();
-                conflict.addSuppressed(e);
-                answer.completeExceptionally(conflict);
-            }
+            waitFor(verdict);
         }
     }
 
-    /** Frees this call's slot among the engine's {@code maxAsyncCalls}, once. */
-    private void release() {
-        if (released.compareAndSet(false, true)) {
-            engine.async.release();
+    /** Schedules the next poll; the call holds nothing meanwhile. */
+    private void waitFor(Execution.Verdict<T> verdict) {
+        busy = false;
+        if (answer.isDone()) {
+            stopWaiting();
+            return;
         }
+        try {
+            Scheduler.Cancellable next = scheduler.schedule(Duration.ofMillis(verdict.pauseMillis), this::wake);
+            nextPoll = next;
+            if (answer.isDone()) {
+                // Cancelled while this was being scheduled: the cancel saw no poll to stop.
+                next.cancel();
+            }
+        } catch (RuntimeException e) {
+            // A scheduler that cannot wait is an interrupted wait: the blocking call's 409.
+            RuntimeException conflict = verdict.conflict();
+            conflict.addSuppressed(e);
+            done(null, conflict);
+        }
+    }
+
+    private void wake() {
+        busy = true;
+        if (answer.isDone()) {
+            idle();
+            return;
+        }
+        // The scheduler's thread only hands over: the poll may judge and decode on the executor.
+        hop(this::poll);
+    }
+
+    private void hop(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RuntimeException e) {
+            done(null, new StoreUnavailableException("the engine's async executor refused the poll of " + key
+                    + ": " + e, e, true));
+        }
+    }
+
+    /** The caller went away while its claim was in the store, and the claim won: give the key back unrun. */
+    private void giveBack(ClaimResult claim, long beforeClaim) {
+        engine.async.lane.call(true, () -> {
+            execution.giveBackUnstarted(claim, beforeClaim);
+            return null;
+        }).whenComplete((v, e) -> idle());
+    }
+
+    /** The caller's deadline passed while its claim was being won: give the key back unrun, through the lane. */
+    private void refuseSpent(ClaimResult claim) {
+        engine.async.lane.call(true, () -> {
+            try {
+                return execution.refuseClaimed(claim);
+            } finally {
+                engine.polls.forget(key);
+            }
+        }).whenComplete((refused, e) -> done(null, e == null ? refused : unwrap(e)));
     }
 
     private void run(ClaimResult claim, long beforeClaim) {
-        running = true;
         StepContext ctx = execution.begin(claim, beforeClaim, null);
-        Heartbeat heartbeat = new Heartbeat(engine, key, ctx, execution.lease(), engine.async.maxPending, executor,
-                scheduler);
+        Heartbeat heartbeat = new Heartbeat(engine, key, ctx, execution.lease(), engine.async.maxPending,
+                engine.async::renewals, engine.async.renewalTimer());
+        // Before the work is called: a work that blocks before it returns its stage keeps its lease too.
+        heartbeat.start();
         CompletionStage<? extends T> stage;
         try {
             stage = startWork(ctx);
@@ -158,8 +248,7 @@ final class AsyncExecution<T> {
             end(ctx, heartbeat, null, e);
             return;
         }
-        heartbeat.start();
-        stage.whenComplete((value, failure) -> submit(() -> end(ctx, heartbeat, value, unwrap(failure)), true));
+        stage.whenComplete((value, failure) -> end(ctx, heartbeat, value, unwrap(failure)));
     }
 
     /** Calls the work with the caller's deadline bound to this thread while it starts its stage. */
@@ -174,21 +263,58 @@ final class AsyncExecution<T> {
         }
     }
 
-    /** Decides how the key ends, on an executor thread (the stage may complete on an event loop). */
+    /** Ends the key by the work's outcome, through the lane ahead of waiting claims (the stage may complete on an event loop). */
     private void end(StepContext ctx, Heartbeat heartbeat, T value, Throwable failure) {
+        engine.async.lane.call(true, () -> finish(ctx, heartbeat, value, failure))
+                .whenComplete((result, e) -> done(result, e == null ? null : unwrap(e)));
+    }
+
+    private Result<T> finish(StepContext ctx, Heartbeat heartbeat, T value, Throwable failure) {
         heartbeat.stop();
         ctx.close();
-        release();
-        if (failure instanceof CancellationException) {
-            LOG.log(Level.WARNING, "the asynchronous work of {0} was cancelled; its effect may still be under way, so"
-                    + " the claim is kept until its lease lapses (then a retry takes the key over)", key);
-            answer.completeExceptionally(failure);
-            return;
-        }
         try {
-            answer.complete(execution.finish(ctx, value, failure, fingerprint));
-        } catch (RuntimeException | Error e) {
-            answer.completeExceptionally(e);
+            if (failure instanceof CancellationException) {
+                LOG.log(Level.WARNING, "the asynchronous work of {0} was cancelled; its effect may still be under way,"
+                        + " so the claim is kept until its lease lapses (then a retry takes the key over)", key);
+                throw (CancellationException) failure;
+            }
+            return execution.finish(ctx, value, failure, fingerprint);
+        } finally {
+            engine.polls.forget(key);
+        }
+    }
+
+    /** Answers the caller, after returning the slot (so a follow-up call in a callback finds it free). */
+    private void done(Result<T> result, Throwable failure) {
+        busy = false;
+        release();
+        if (failure != null) {
+            answer.completeExceptionally(failure);
+        } else {
+            answer.complete(result);
+        }
+    }
+
+    /** Nothing is under way for this call; if its answer is done (cancelled), it is over. */
+    private void idle() {
+        busy = false;
+        if (answer.isDone()) {
+            stopWaiting();
+        }
+    }
+
+    private void stopWaiting() {
+        Scheduler.Cancellable next = nextPoll;
+        if (next != null) {
+            next.cancel();
+        }
+        release();
+    }
+
+    /** Frees this call's slot among the engine's {@code maxAsyncCalls}, once. */
+    private void release() {
+        if (released.compareAndSet(false, true)) {
+            engine.async.release();
         }
     }
 

@@ -14,37 +14,56 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Where an engine's asynchronous calls run their blocking store calls (the executor) and wait
- * (the scheduler): the builder's, or defaults the engine creates on the first asynchronous call
- * and shuts down on {@link IdempotencyEngine#close()}. The default executor is a virtual thread
- * per task on a JDK that has them (21+; looked up reflectively, the engine targets Java 17),
- * else a bounded pool of {@link #POOL_THREADS} daemon platform threads with an unbounded queue;
- * the default scheduler is one daemon timer thread that only hands tasks over. Both let idle
- * threads end, so an engine that makes no asynchronous call holds none.
+ * Where an engine's asynchronous calls run their blocking store calls (the executor, entered
+ * through the {@link StoreLane}), renew the leases of pending work (the renewal executor) and
+ * wait (the scheduler): the builder's, or defaults the engine creates on the first asynchronous
+ * call and shuts down on {@link IdempotencyEngine#close()}. The default executor is a virtual
+ * thread per task on a JDK that has them (21+; looked up reflectively, the engine targets Java
+ * 17), else a bounded pool of {@link #POOL_THREADS} daemon platform threads with an unbounded
+ * queue; the default renewal executor is the same kind but its own (a pool of
+ * {@link #RENEWAL_THREADS}), so a renewal never waits in the queue of other callers' claims; the
+ * default scheduler is one daemon timer thread that only hands tasks over, and heartbeats get one
+ * of their own. All let idle threads end, so an engine that makes no asynchronous call holds none.
  */
 final class AsyncRuntime {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
     /** Threads of the default pool on a JDK without virtual threads. */
     static final int POOL_THREADS = Math.max(8, 4 * Runtime.getRuntime().availableProcessors());
+    /**
+     * Threads of the default renewal pool on a JDK without virtual threads: renewals are blocking
+     * store calls that must keep up with every pending work's beat (one per third of a lease) even
+     * when each takes tens of milliseconds; idle ones end.
+     */
+    static final int RENEWAL_THREADS = 4 * POOL_THREADS;
 
     private final Executor givenExecutor;
+    private final Executor givenRenewals;
     private final Scheduler givenScheduler;
     final Duration maxPending;
     final int maxCalls;
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile Executor executor;
     private volatile Scheduler scheduler;
+    private volatile Executor renewals;
+    /** Where asynchronous store calls enter the executor: at most {@link #POOL_THREADS} at once. */
+    final StoreLane lane;
     private ExecutorService ownedExecutor;
+    private ExecutorService ownedRenewals;
     private ScheduledThreadPoolExecutor ownedTimer;
+    private volatile Scheduler renewalTimer;
+    private ScheduledThreadPoolExecutor ownedRenewalTimer;
     private boolean closed;
 
-    AsyncRuntime(Executor executor, Scheduler scheduler, Duration maxPending, int maxCalls) {
+    AsyncRuntime(Executor executor, Executor renewals, Scheduler scheduler, Duration maxPending, int maxCalls) {
         this.maxCalls = maxCalls;
         this.givenExecutor = executor;
+        this.givenRenewals = renewals;
         this.givenScheduler = scheduler;
         this.maxPending = maxPending;
         this.executor = executor;
+        this.renewals = renewals;
         this.scheduler = scheduler;
+        this.lane = new StoreLane(POOL_THREADS, this::executor, this::renewals);
     }
 
     /** Takes one of the {@code maxCalls} slots; false if all are taken. */
@@ -75,7 +94,7 @@ final class AsyncRuntime {
             synchronized (this) {
                 checkOpen();
                 if (executor == null) {
-                    ownedExecutor = defaultExecutor();
+                    ownedExecutor = defaultExecutor("idem-async-", POOL_THREADS);
                     executor = ownedExecutor;
                 }
                 e = executor;
@@ -84,23 +103,68 @@ final class AsyncRuntime {
         return e;
     }
 
+    /**
+     * Where lease renewals of pending work run: the builder's renewal executor, else the engine's
+     * own (created on first use), never the async executor, whose queue holds other callers' claims.
+     */
+    Executor renewals() {
+        Executor r = renewals;
+        if (r == null) {
+            synchronized (this) {
+                checkOpen();
+                if (renewals == null) {
+                    ownedRenewals = defaultExecutor("idem-lease-", RENEWAL_THREADS);
+                    renewals = ownedRenewals;
+                }
+                r = renewals;
+            }
+        }
+        return r;
+    }
+
     Scheduler scheduler() {
         Scheduler s = scheduler;
         if (s == null) {
             synchronized (this) {
                 checkOpen();
                 if (scheduler == null) {
-                    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemons("idem-async-timer-"));
-                    timer.setRemoveOnCancelPolicy(true);
-                    timer.setKeepAliveTime(10, TimeUnit.SECONDS);
-                    timer.allowCoreThreadTimeOut(true);
-                    ownedTimer = timer;
-                    scheduler = Scheduler.of(timer);
+                    ownedTimer = timer("idem-async-timer-");
+                    scheduler = Scheduler.of(ownedTimer);
                 }
                 s = scheduler;
             }
         }
         return s;
+    }
+
+    /**
+     * The timer of heartbeats: the builder's scheduler, else one of the engine's own, apart from
+     * the timer of waiting callers' polls, so a beat never falls due behind thousands of them.
+     */
+    Scheduler renewalTimer() {
+        if (givenScheduler != null) {
+            return givenScheduler;
+        }
+        Scheduler s = renewalTimer;
+        if (s == null) {
+            synchronized (this) {
+                checkOpen();
+                if (renewalTimer == null) {
+                    ownedRenewalTimer = timer("idem-lease-timer-");
+                    renewalTimer = Scheduler.of(ownedRenewalTimer);
+                }
+                s = renewalTimer;
+            }
+        }
+        return s;
+    }
+
+    private static ScheduledThreadPoolExecutor timer(String prefix) {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemons(prefix));
+        timer.setRemoveOnCancelPolicy(true);
+        timer.setKeepAliveTime(10, TimeUnit.SECONDS);
+        timer.allowCoreThreadTimeOut(true);
+        return timer;
     }
 
     /** Whether the executor is one the engine created (and so may describe). */
@@ -123,34 +187,44 @@ final class AsyncRuntime {
         if (ownedExecutor != null) {
             ownedExecutor.shutdown();
         }
+        if (ownedRenewals != null) {
+            ownedRenewals.shutdown();
+        }
         if (ownedTimer != null) {
             ownedTimer.shutdownNow();
         }
+        if (ownedRenewalTimer != null) {
+            ownedRenewalTimer.shutdownNow();
+        }
+        renewalTimer = null;
         if (givenExecutor == null) {
             executor = null;
         }
         if (givenScheduler == null) {
             scheduler = null;
         }
+        if (givenRenewals == null) {
+            renewals = null;
+        }
     }
 
-    private static ExecutorService defaultExecutor() {
-        ExecutorService virtual = virtualThreads();
+    private static ExecutorService defaultExecutor(String prefix, int threads) {
+        ExecutorService virtual = virtualThreads(prefix);
         if (virtual != null) {
             return virtual;
         }
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(POOL_THREADS, POOL_THREADS, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), daemons("idem-async-store-"));
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), daemons(prefix + "store-"));
         pool.allowCoreThreadTimeOut(true);
         return pool;
     }
 
     /** A virtual thread per task, on Java 21+; null on an older JDK (or one where they are a preview). */
-    static ExecutorService virtualThreads() {
+    static ExecutorService virtualThreads(String prefix) {
         try {
             Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
             Class<?> type = Class.forName("java.lang.Thread$Builder");
-            builder = type.getMethod("name", String.class, long.class).invoke(builder, "idem-async-", 0L);
+            builder = type.getMethod("name", String.class, long.class).invoke(builder, prefix, 0L);
             ThreadFactory factory = (ThreadFactory) type.getMethod("factory").invoke(builder);
             Method perTask = java.util.concurrent.Executors.class.getMethod("newThreadPerTaskExecutor",
                     ThreadFactory.class);

@@ -2,6 +2,7 @@ package dev.idem.engine;
 
 import dev.idem.api.time.Deadline;
 import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.protection.OutcomeFilter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,8 +11,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Per-call overrides of the engine's defaults: record TTL, lease, what a duplicate does
- * while the key is in progress, extra fields left out of the fingerprint, and the caller's
- * {@link Deadline}. Unset values fall back to the engine's. Immutable; build with {@link #builder()}.
+ * while the key is in progress, extra fields left out of the fingerprint, the caller's
+ * {@link Deadline}, and what of the result is stored ({@link OutcomeFilter}). Unset values fall
+ * back to the engine's. Immutable; build with {@link #builder()}.
  *
  * <p>A deadline is the time the caller still waits for the answer (what an HTTP adapter reads from
  * {@code X-Request-Timeout}); it means the same to blocking and asynchronous calls:
@@ -42,6 +44,7 @@ public final class CallOptions {
     private final List<String> excluded;
     private final PointerSet excludedSet;
     private final Deadline deadline;
+    private final OutcomeFilter outcomeFilter;
 
     private CallOptions(Builder b) {
         this.ttl = b.ttl;
@@ -50,6 +53,7 @@ public final class CallOptions {
         this.excluded = List.copyOf(b.excluded);
         this.excludedSet = PointerSet.of(excluded);
         this.deadline = b.deadline;
+        this.outcomeFilter = b.outcomeFilter;
     }
 
     private CallOptions(CallOptions base, Deadline deadline) {
@@ -59,6 +63,24 @@ public final class CallOptions {
         this.excluded = base.excluded;
         this.excludedSet = base.excludedSet;
         this.deadline = deadline;
+        this.outcomeFilter = base.outcomeFilter;
+    }
+
+    /**
+     * A builder holding these options, to override more of them (a setter may still be called
+     * once: on an option set here it fails).
+     *
+     * @return a builder with every option of this one set
+     */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.ttl = ttl;
+        b.lease = lease;
+        b.inProgress = inProgress;
+        b.excluded.addAll(excluded);
+        b.deadline = deadline;
+        b.outcomeFilter = outcomeFilter;
+        return b;
     }
 
     /**
@@ -139,6 +161,15 @@ public final class CallOptions {
         return new CallOptions(this, Objects.requireNonNull(deadline, "deadline"));
     }
 
+    /**
+     * The outcome filter override, or null.
+     *
+     * @return the filter deciding what of this call's result is stored, or null for the engine's
+     */
+    public @Nullable OutcomeFilter outcomeFilter() {
+        return outcomeFilter;
+    }
+
     /** Validating builder; each setter may be called once. */
     public static final class Builder {
         private Duration ttl;
@@ -146,8 +177,24 @@ public final class CallOptions {
         private InProgressPolicy inProgress;
         private final List<String> excluded = new ArrayList<>();
         private Deadline deadline;
+        private OutcomeFilter outcomeFilter;
 
         private Builder() {
+        }
+
+        /**
+         * What of this call's result is stored and how a replay rebuilds it, instead of the
+         * engine's {@link IdempotencyEngine.Builder#outcomeFilter}.
+         *
+         * @param filter the filter
+         * @return this builder
+         */
+        public Builder outcomeFilter(OutcomeFilter filter) {
+            if (this.outcomeFilter != null) {
+                throw new IllegalStateException("outcomeFilter was already set to " + this.outcomeFilter);
+            }
+            this.outcomeFilter = Objects.requireNonNull(filter, "filter");
+            return this;
         }
 
         /**

@@ -15,6 +15,8 @@ import dev.idem.api.store.StoredRecord;
 import dev.idem.api.time.Deadline;
 import dev.idem.engine.IdempotencyEvent.Type;
 import dev.idem.engine.internal.NearCache;
+import dev.idem.engine.internal.Sealer;
+import dev.idem.engine.protection.OutcomeFilter;
 import dev.idem.engine.internal.StepJournal;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -96,6 +98,18 @@ final class Execution<T> {
     private volatile Duration claimedLease;
     // False for an asynchronous driver, whose threads are not the caller's.
     private final boolean blocking;
+    private final OutcomeFilter filter;
+    // The request, kept to take its fingerprint again in the version a record was claimed under.
+    private Object request;
+    // The request's fingerprint in an older version that a stored record holds (a retry across
+    // turning keyed fingerprints on or rotating their secret), once the request is known to match it.
+    private volatile byte[] reconciled;
+    // The journal the won claim handed over, decrypted.
+    private volatile byte[] claimedJournal;
+    // What work that completes itself last encoded, so its first caller decodes the whole result.
+    private volatile Recorder.Encoded selfEncoded;
+    // The ticker when the last shared claim's question left (see SharedPolls.Poll#sentAt).
+    private long sharedSent;
 
     Execution(IdempotencyEngine engine, IdempotencyKey key, JavaType type, CallOptions options,
             Runner<? extends T> runner) {
@@ -124,7 +138,8 @@ final class Execution<T> {
             throw new IllegalArgumentException(
                     "inProgress wait (" + policy.maxWait() + ") must not exceed ttl (" + ttl + ")");
         }
-        this.recorder = new Recorder(engine, key, ttl, this::emit);
+        this.filter = options.outcomeFilter() != null ? options.outcomeFilter() : engine.outcomeFilter;
+        this.recorder = new Recorder(engine, key, ttl, this::emit, filter);
     }
 
     Result<T> run(Object request) {
@@ -138,8 +153,11 @@ final class Execution<T> {
         for (;;) {
             long token = engine.nextToken();
             long beforeClaim = engine.ticker.read();
-            ClaimResult claim = claim(fingerprint, token);
-            Verdict<T> verdict = judge(claim, fingerprint, waiting, beforeClaim);
+            ClaimResult claim = policy.waits() ? sharedClaim(fingerprint, token) : claim(fingerprint, token);
+            // A shared answer may have been asked for before this call's own reading: the entry it
+            // caches is counted from when the poll's question left.
+            Verdict<T> verdict = judge(claim, fingerprint, waiting,
+                    policy.waits() ? Math.min(beforeClaim, sharedSent) : beforeClaim);
             if (verdict.claimed()) {
                 if (spent()) {
                     throw refuseClaimed(claim);
@@ -158,11 +176,29 @@ final class Execution<T> {
         }
     }
 
-    /** One claim of the key with {@code token}, for this call's lease (see {@link #claimLease()}) and TTL. */
+    /**
+     * One claim of the key with {@code token}, for this call's lease (see {@link #claimLease()}) and
+     * TTL. A record that holds another fingerprint is checked against the request's fingerprint in
+     * the record's version (taken before keyed fingerprints were turned on, or under a rotated
+     * secret): if they match, it is the same request, and the key is claimed again under the
+     * record's fingerprint (unless it is completed), so the claim may take it over.
+     */
     ClaimResult claim(byte[] fingerprint, long token) {
         Duration leaseNow = claimLease();
         claimedLease = leaseNow;
-        return engine.store.claim(key, fingerprint, token, leaseNow, ttl);
+        byte[] used = reconciled != null ? reconciled : fingerprint;
+        ClaimResult result = engine.store.claim(key, used, token, leaseNow, ttl);
+        if (reconciled == null && !result.claimed() && !result.record().hasFingerprint(used)) {
+            byte[] older = engine.fingerprinter.underVersionOf(result.record().fingerprint(), key, request,
+                    options.excludedSet());
+            if (older != null && result.record().hasFingerprint(older)) {
+                reconciled = older;
+                if (result.record().state() != RecordState.COMPLETED) {
+                    result = engine.store.claim(key, older, engine.nextToken(), leaseNow, ttl);
+                }
+            }
+        }
+        return result;
     }
 
     /**
@@ -224,8 +260,8 @@ final class Execution<T> {
         if (renewal.compareTo(lease) >= 0) {
             return null;
         }
-        Heartbeat beat = new Heartbeat(engine, key, ctx, renewal, lease, engine.async.executor(),
-                engine.async.scheduler());
+        Heartbeat beat = new Heartbeat(engine, key, ctx, renewal, lease, engine.async::renewals,
+                engine.async.renewalTimer());
         beat.start();
         return beat;
     }
@@ -235,9 +271,53 @@ final class Execution<T> {
         return deadline == null ? null : deadline.bind();
     }
 
+    /**
+     * A waiting caller's claim, shared with the engine's other waiters of the key
+     * ({@link SharedPolls}): sent from this thread, or the answer of one in flight or just answered.
+     */
+    private ClaimResult sharedClaim(byte[] fingerprint, long token) {
+        SharedPolls.Ticket ticket = engine.polls.join(key, true);
+        sharedSent = ticket.poll.sentAt;
+        if (ticket.issuer()) {
+            try {
+                ClaimResult claim = claim(fingerprint, token);
+                ticket.answer(claim);
+                return claim;
+            } catch (RuntimeException | Error e) {
+                ticket.fail(e);
+                throw e;
+            }
+        }
+        try {
+            return ticket.seen(ticket.answer().get());
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Error) {
+                throw (Error) cause;
+            }
+            throw cause instanceof RuntimeException ? (RuntimeException) cause
+                    : new StoreUnavailableException("the claim of " + key + " failed: " + cause, cause, true);
+        } catch (InterruptedException e) {
+            // An interrupted wait is the 409 it would have ended in; nothing is held.
+            Thread.currentThread().interrupt();
+            throw new RequestInProgressException(key, engine.retryAfterHint);
+        }
+    }
+
+    /** Whether a duplicate of this call waits for an in-progress key (and so shares its polls). */
+    boolean waits() {
+        return policy.waits();
+    }
+
     /** The request's fingerprint under this call's operation and exclusions. */
     byte[] fingerprint(Object request) {
+        this.request = request;
         return engine.fingerprinter.fingerprint(key.operation(), request, options.excludedSet());
+    }
+
+    /** Whether {@code recorded} is this request's fingerprint, in the current version or the one reconciled. */
+    private boolean matches(byte[] recorded, byte[] fingerprint) {
+        return Arrays.equals(recorded, fingerprint) || (reconciled != null && Arrays.equals(recorded, reconciled));
     }
 
     /** The near cache's answer for this key (a replay, or a thrown {@link KeyReusedException}), or null. */
@@ -251,10 +331,13 @@ final class Execution<T> {
             return null;
         }
         if (!Arrays.equals(hit.fingerprint(), fingerprint)) {
-            emit(Type.KEY_REUSED, hit.attempt());
-            throw new KeyReusedException(key);
+            byte[] older = engine.fingerprinter.underVersionOf(hit.fingerprint(), key, request, options.excludedSet());
+            if (older == null || !Arrays.equals(hit.fingerprint(), older)) {
+                emit(Type.KEY_REUSED, hit.attempt());
+                throw new KeyReusedException(key);
+            }
         }
-        return replay(hit.outcome(), hit.attempt(), null);
+        return replay(hit.outcome(), hit.fingerprint(), hit.attempt(), null);
     }
 
     /** How long one call has waited for an in-progress duplicate, measured on the ticker. */
@@ -307,9 +390,10 @@ final class Execution<T> {
             if (claim.status() == ClaimResult.Status.TAKEN_OVER) {
                 emit(Type.LEASE_TAKEN_OVER, record.attempt());
             }
+            claimedJournal = openJournal(record);
             return (Verdict<T>) Verdict.CLAIMED;
         }
-        if (!record.hasFingerprint(fingerprint)) {
+        if (!matches(record.fingerprint(), fingerprint)) {
             emit(Type.KEY_REUSED, record.attempt());
             throw new KeyReusedException(key);
         }
@@ -320,12 +404,13 @@ final class Execution<T> {
                 if (engine.nearCache != null) {
                     // Counted from before the claim was sent: the answer's time in transit cannot
                     // keep the entry past the record.
-                    engine.nearCache.put(key, fingerprint, record.outcome(), beforeClaim,
+                    engine.nearCache.put(key, record.fingerprint(), record.outcome(), beforeClaim,
                             timeLeft(claim.storeTime(), record.expiresAt()), record.attempt());
                 }
                 Duration age = engine.listener == IdempotencyListener.NONE
                         ? null : nonNegative(Duration.between(record.createdAt(), claim.storeTime()));
-                return new Verdict<>(replay(record.outcome(), record.attempt(), age), 0, null, null);
+                return new Verdict<>(replay(record.outcome(), record.fingerprint(), record.attempt(), age), 0, null,
+                        null);
             case IN_PROGRESS:
                 // Once per call, not per poll, so metrics count calls that met a conflict.
                 if (!waiting.conflictReported) {
@@ -360,7 +445,39 @@ final class Execution<T> {
         return Math.max(1, Math.min(delay, waitLeftMillis));
     }
 
-    private Result<T> replay(byte[] outcome, int attempt, Duration recordAge) {
+    /**
+     * The journal a won claim hands over, decrypted. One that cannot be read is handed back
+     * without running the work (its steps' effects happened; only their record is unreadable),
+     * so every retry gets the same answer until its key is provided again.
+     */
+    private byte[] openJournal(StoredRecord claimed) {
+        byte[] journal = claimed.journal();
+        if (journal == null) {
+            return null;
+        }
+        try {
+            return engine.sealer.open(Sealer.Part.JOURNAL, key, claimed.fingerprint(), journal);
+        } catch (OutcomeUnreadableException e) {
+            LOG.log(Level.WARNING, "the step journal of {0} cannot be read ({1}); the key is handed back and the work"
+                    + " does not run", key, e.reason());
+            recorder.handBack(e, claimed.fencingToken(), claimed.attempt());
+            throw e;
+        }
+    }
+
+    /** A stored outcome in the clear; {@code fingerprint} is the record's. */
+    private byte[] open(byte[] stored, byte[] fingerprint) {
+        try {
+            return engine.sealer.open(Sealer.Part.OUTCOME, key, fingerprint, stored);
+        } catch (OutcomeUnreadableException e) {
+            LOG.log(Level.WARNING, "the stored outcome of {0} cannot be read ({1}, key id {2}); the work does not"
+                    + " run again", key, e.reason(), e.keyId());
+            throw e;
+        }
+    }
+
+    private Result<T> replay(byte[] stored, byte[] fingerprint, int attempt, Duration recordAge) {
+        byte[] outcome = open(stored, fingerprint);
         switch (engine.codec.kind(outcome)) {
             case FAILURE: {
                 String[] failure = engine.codec.decodeFailure(outcome);
@@ -377,7 +494,20 @@ final class Execution<T> {
         }
         emit(Type.REPLAY, attempt, recordAge);
         // Decoded when the caller reads the value: one who only forwards it, or never reads it, pays nothing.
-        return new Result<>(outcome, this::decode, attempt);
+        return new Result<>(rebuild(outcome), this::decode, attempt);
+    }
+
+    /** What the outcome filter rebuilds of a stored success, for a replay. */
+    private byte[] rebuild(byte[] outcome) {
+        if (filter == null) {
+            return outcome;
+        }
+        try {
+            return engine.codec.rebuild(filter, key, outcome);
+        } catch (Exception e) {
+            throw new OutcomeUnreadableException(key, OutcomeUnreadableException.Reason.REBUILD_FAILED, null,
+                    "the outcome filter could not rebuild the result: " + e, e);
+        }
     }
 
     @SuppressWarnings("unchecked")
@@ -394,7 +524,7 @@ final class Execution<T> {
         // The lease as time left on the ticker: counted from before the claim was sent, it can
         // only end early, never late, whatever the store's clock says about the engine's.
         long leaseEnd = beforeClaim + timeLeft(claim.storeTime(), claim.record().leaseExpiresAt());
-        return new Context(claim.record(), beforeClaim, leaseEnd, owner);
+        return new Context(claim.record(), claimedJournal, beforeClaim, leaseEnd, owner);
     }
 
     /** The lease of this call's latest claim (the per-call override or the engine's, or shorter by the deadline). */
@@ -406,12 +536,13 @@ final class Execution<T> {
     private Result<T> execute(ClaimResult claim, long beforeClaim, byte[] fingerprint) {
         StepContext ctx = begin(claim, beforeClaim, Thread.currentThread());
         // Only work that completes itself needs the encoder; plain work allocates nothing here.
-        byte[][] encoded = runner.completesItself() ? new byte[1][] : null;
-        AtomicWork.Completion completion = encoded == null ? null : new AtomicWork.Completion() {
+        byte[] recorded = claim.record().fingerprint();
+        AtomicWork.Completion completion = !runner.completesItself() ? null : new AtomicWork.Completion() {
             @Override
             public byte[] encode(Object value) {
-                encoded[0] = engine.encodeSuccess(value);
-                return encoded[0];
+                Recorder.Encoded encoded = recorder.encodeForWork(value, recorded);
+                selfEncoded = encoded;
+                return encoded.stored();
             }
 
             @Override
@@ -437,7 +568,24 @@ final class Execution<T> {
             }
             ctx.close();
         }
-        return finish(ctx, value, failure, fingerprint);
+        try {
+            return finish(ctx, value, failure, fingerprint);
+        } finally {
+            engine.polls.forget(key);
+        }
+    }
+
+    /**
+     * Gives back a claim whose work never started because its caller went away while the claim
+     * was in the store: as after a transient failure (released, or handed back if its journal
+     * holds steps), so a duplicate claims it at once and nothing ran twice.
+     */
+    void giveBackUnstarted(ClaimResult claim, long beforeClaim) {
+        StepContext ctx = begin(claim, beforeClaim, null);
+        ctx.close();
+        giveBack(ctx, new java.util.concurrent.CancellationException("the caller of " + key
+                + " went away before its work started"));
+        engine.polls.forget(key);
     }
 
     /**
@@ -445,7 +593,9 @@ final class Execution<T> {
      * the one place that reads the execution's state, so any driver of the work (this blocking
      * one, or one that completes a future) ends the key alike.
      */
-    Result<T> finish(StepContext ctx, T value, Throwable failure, byte[] fingerprint) {
+    Result<T> finish(StepContext ctx, T value, Throwable failure, byte[] requestFingerprint) {
+        // The record's fingerprint binds what is stored: the request's, or its older version reconciled.
+        byte[] fingerprint = ctx.claimedFingerprint();
         long token = ctx.fencingToken();
         int attempt = ctx.attempt();
         StepNotJournaledException settled = ctx.settled();
@@ -464,6 +614,11 @@ final class Execution<T> {
         }
         if (failure == null) {
             failure = ctx.unreplayedSteps();
+        }
+        if (failure instanceof OutcomeNotStoredException && declaredNotStored((OutcomeNotStoredException) failure)) {
+            // The work ran and says its outcome cannot be stored (idem-reactor's Flux past the limit).
+            throw recorder.unstorable(token, attempt, fingerprint, ((OutcomeNotStoredException) failure).reason(),
+                    failure);
         }
         if (failure == null) {
             return runner.completesItself() ? completedItself(((Context) ctx).claimSent, value, token, attempt,
@@ -487,6 +642,11 @@ final class Execution<T> {
         throw answer;
     }
 
+    private boolean declaredNotStored(OutcomeNotStoredException e) {
+        // Not one replayed from another record, nor another key's (a nested call's) marker.
+        return !e.replayed() && e.key().equals(key);
+    }
+
     private boolean ownLease(LeaseLostException e, long token) {
         // A nested call for another key (or another claim) that lost its lease is a failure of this work.
         return e.key().equals(key) && e.fencingToken() == token;
@@ -494,16 +654,17 @@ final class Execution<T> {
 
     private Result<T> complete(T value, long token, int attempt, byte[] fingerprint) {
         // From here on the work has run: the key is never freed, whatever happens to its outcome.
-        byte[] outcome = recorder.encodeSuccess(value, token, attempt, fingerprint);
-        if (!recorder.completeSuccess(outcome, token, attempt, fingerprint)) {
-            return new Result<>(plain(value, outcome), false, false, attempt);
+        Recorder.Encoded outcome = recorder.encodeSuccess(value, token, attempt, fingerprint);
+        if (!recorder.completeSuccess(outcome.stored(), token, attempt, fingerprint)) {
+            return new Result<>(plain(value, outcome.plain()), false, false, attempt);
         }
-        return new Result<>(plain(value, outcome), false, true, attempt);
+        return new Result<>(plain(value, outcome.plain()), false, true, attempt);
     }
 
     /**
      * The untyped {@code execute} answers plain JSON values (Map, List, String, Number,
-     * Boolean, null) on replay, so the first call gets the same shape, decoded from what was stored.
+     * Boolean, null) on replay, so the first call gets the same shape, decoded from the
+     * encoded result ({@code outcome}, in the clear and unfiltered).
      */
     private T plain(T value, byte[] outcome) {
         return type.getRawClass() == Object.class && outcome != null ? decode(outcome) : value;
@@ -525,7 +686,12 @@ final class Execution<T> {
         if (now != null && now.fencingToken() == token && now.state() == RecordState.COMPLETED) {
             emit(Type.FIRST_EXECUTION, attempt);
             recorder.cache(fingerprint, now.outcome(), attempt, claimSent);
-            return new Result<>(plain(value, now.outcome()), false, true, attempt);
+            Recorder.Encoded encoded = selfEncoded;
+            byte[] whole = encoded != null && Arrays.equals(encoded.stored(), now.outcome()) ? encoded.plain() : null;
+            if (whole == null && type.getRawClass() == Object.class) {
+                whole = open(now.outcome(), fingerprint);
+            }
+            return new Result<>(plain(value, whole), false, true, attempt);
         }
         if (now != null && now.fencingToken() == token && now.state() == RecordState.IN_PROGRESS) {
             IllegalStateException bug = new IllegalStateException("AtomicWork for " + key
@@ -631,8 +797,8 @@ final class Execution<T> {
         // The ticker before the claim was sent.
         final long claimSent;
 
-        Context(StoredRecord claim, long claimSent, long leaseEnd, Thread owner) {
-            super(engine, key, claim, claimedLease, owner);
+        Context(StoredRecord claim, byte[] journal, long claimSent, long leaseEnd, Thread owner) {
+            super(engine, key, claim, journal, claimedLease, owner);
             this.claim = claim;
             this.claimSent = claimSent;
             this.leaseDeadline = claim.leaseExpiresAt();

@@ -6,15 +6,22 @@ import dev.idem.api.time.Scheduler;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * Keeps the lease of pending asynchronous work, and of blocking work whose lease a caller's
- * deadline shortened: every third of the lease it extends the lease by a whole lease (fenced by
- * the claim's token; never shortening one the work extended further itself), until {@link #stop()}
- * or until the work has been pending {@code maxPending} on the engine's ticker. Past that bound it stops, so the lease
+ * deadline shortened: a third of the lease after the claim, and after each extension (so a store
+ * that falls behind gets no burst of catch-up beats), it extends the lease by a whole lease (fenced
+ * by the claim's token; never shortening one the work extended further itself), until
+ * {@link #stop()} or until the work has been pending {@code maxPending} on the engine's ticker.
+ * Past that bound it stops, so the lease
  * lapses within one lease and a duplicate may take the key over: a stage that never completes
  * does not hold its key forever. A refused extension (another claim holds the key) stops it too;
  * a store failure is logged and the next beat tries again.
+ *
+ * <p>A beat runs on the engine's renewal executor ({@link AsyncRuntime#renewals()}), never in the
+ * async executor's queue, so however many duplicates wait, a renewal waits only for other
+ * renewals and for the store; one it refuses is tried again at the next beat.
  *
  * <p>A beat runs its store call holding this heartbeat's lock, and {@link #stop()} takes it: once
  * {@code stop()} returns no beat runs, so none can lengthen a lease the engine has since cut
@@ -30,13 +37,13 @@ final class Heartbeat {
     private final Duration interval;
     private final long deadline;
     private final Duration maxPending;
-    private final Executor executor;
+    private final Supplier<Executor> executor;
     private final Scheduler scheduler;
     private boolean stopped;
     private Scheduler.Cancellable next;
 
     Heartbeat(IdempotencyEngine engine, IdempotencyKey key, StepContext ctx, Duration lease, Duration maxPending,
-            Executor executor, Scheduler scheduler) {
+            Supplier<Executor> executor, Scheduler scheduler) {
         this.engine = engine;
         this.key = key;
         this.ctx = ctx;
@@ -50,17 +57,29 @@ final class Heartbeat {
 
     /** Schedules the first beat. */
     synchronized void start() {
-        if (!stopped) {
-            next = scheduler.schedule(interval, this::due);
-        }
+        scheduleNext();
     }
 
     private void due() {
         try {
-            executor.execute(this::beat);
+            executor.get().execute(this::beat);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "the heartbeat of {0} could not run ({1}); its lease lapses unless the work ends",
+            LOG.log(Level.WARNING, "the lease renewal of {0} was refused ({1}); trying again at the next beat",
                     key, e.toString());
+            scheduleNext();
+        }
+    }
+
+    private synchronized void scheduleNext() {
+        if (stopped) {
+            return;
+        }
+        try {
+            next = scheduler.schedule(interval, this::due);
+        } catch (RuntimeException e) {
+            stopped = true;
+            LOG.log(Level.WARNING, "the heartbeat of {0} cannot be scheduled ({1}); its lease lapses unless the work"
+                    + " ends first", key, e.toString());
         }
     }
 
@@ -84,7 +103,7 @@ final class Heartbeat {
             LOG.log(Level.WARNING, "could not extend the lease of pending work for {0} ({1}); trying again",
                     key, e.getMessage());
         }
-        next = scheduler.schedule(interval, this::due);
+        scheduleNext();
     }
 
     /** Stops beating; waits for a beat in progress. */

@@ -13,6 +13,10 @@ import dev.idem.engine.internal.Fingerprinter;
 import dev.idem.engine.internal.NearCache;
 import dev.idem.engine.internal.OutcomeCodec;
 import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.Sealer;
+import dev.idem.engine.protection.KeyProvider;
+import dev.idem.engine.protection.KeyRing;
+import dev.idem.engine.protection.OutcomeFilter;
 import dev.idem.engine.internal.StoreDiscovery;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -155,7 +159,10 @@ public final class IdempotencyEngine implements AutoCloseable {
     final int completeAttempts;
     final int maxOutcomeBytes;
     final AsyncRuntime async;
+    final SharedPolls polls;
     final Duration minBudgetLease;
+    final Sealer sealer;
+    final OutcomeFilter outcomeFilter;
 
     /**
      * The default {@link #maxOutcomeBytes()}: 393,216 bytes (384 KiB), what the smallest store
@@ -172,7 +179,11 @@ public final class IdempotencyEngine implements AutoCloseable {
                         : Thread.currentThread().getContextClassLoader(), b.clock, b.properties);
         this.codec = b.json != null ? new OutcomeCodec(b.json)
                 : new OutcomeCodec(b.mapper != null ? b.mapper : new ObjectMapper().findAndRegisterModules());
-        this.fingerprinter = new Fingerprinter(codec.json(), b.maxRequestBytes, PointerSet.of(b.excluded));
+        this.fingerprinter = new Fingerprinter(codec.json(), b.maxRequestBytes, PointerSet.of(b.excluded),
+                b.fingerprintSecrets);
+        this.sealer = b.outcomeKeys == null && !b.refuseUnencrypted ? Sealer.NONE
+                : new Sealer(b.outcomeKeys, b.refuseUnencrypted);
+        this.outcomeFilter = b.outcomeFilter;
         this.ticker = b.ticker;
         this.random = b.random;
         this.tokenBase = new SecureRandom().nextLong();
@@ -185,7 +196,9 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.listener = b.listener;
         this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.ticker) : null;
         this.completeAttempts = b.completeAttempts;
-        this.async = new AsyncRuntime(b.asyncExecutor, b.scheduler, b.maxPendingWork, b.maxAsyncCalls);
+        this.async = new AsyncRuntime(b.asyncExecutor, b.renewalExecutor, b.scheduler, b.maxPendingWork,
+                b.maxAsyncCalls);
+        this.polls = new SharedPolls(b.ticker);
         this.minBudgetLease = b.minBudgetLease;
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
         StoreCapabilities capabilities = store.capabilities();
@@ -242,6 +255,17 @@ public final class IdempotencyEngine implements AutoCloseable {
      */
     public int maxOutcomeBytes() {
         return maxOutcomeBytes;
+    }
+
+    /**
+     * The JSON codec this engine writes results with (the builder's, else Jackson 2 over its
+     * ObjectMapper): for adapters that must know how large a result will be before they hand it
+     * over, as idem-reactor does while it collects a {@code Flux}.
+     *
+     * @return the codec
+     */
+    public JsonCodec jsonCodec() {
+        return codec.json();
     }
 
     /**
@@ -587,10 +611,11 @@ public final class IdempotencyEngine implements AutoCloseable {
         Execution<T> execution = new Execution<T>(this, key, type, options, Execution.plain(ctx -> {
             throw new IllegalStateException("an asynchronous call has no blocking work");
         }), false);
+        AsyncExecution<T> call = new AsyncExecution<>(this, key, execution, work);
         if (!async.acquire()) {
             return CompletableFuture.failedFuture(new AsyncCallsFullException(async.maxCalls));
         }
-        return new AsyncExecution<>(this, key, execution, work).start(request);
+        return call.start(request);
     }
 
     private static void checkArguments(IdempotencyKey key, Object request, CallOptions options) {
@@ -627,6 +652,13 @@ public final class IdempotencyEngine implements AutoCloseable {
             return StoredBytes.view(outcome, 1, outcome.length - 1);
         }
         return codec.decodeSuccess(outcome, type);
+    }
+
+    /** Asks a key provider for its current key once, so a misconfigured one fails at build time. */
+    private static void checkCurrent(String setting, KeyProvider keys) {
+        if (keys != null && keys.current() == null) {
+            throw new IllegalArgumentException(setting + ": the key provider " + keys + " has no current key");
+        }
     }
 
     long nextToken() {
@@ -696,10 +728,15 @@ public final class IdempotencyEngine implements AutoCloseable {
         private final Map<String, String> properties = new HashMap<>();
         private ClassLoader classLoader;
         private Executor asyncExecutor;
+        private Executor renewalExecutor;
         private Scheduler scheduler;
         private Duration maxPendingWork = DEFAULT_MAX_PENDING_WORK;
         private int maxAsyncCalls = DEFAULT_MAX_ASYNC_CALLS;
         private Duration minBudgetLease = DEFAULT_MIN_BUDGET_LEASE;
+        private KeyProvider outcomeKeys;
+        private boolean refuseUnencrypted;
+        private KeyProvider fingerprintSecrets;
+        private OutcomeFilter outcomeFilter;
         private final java.util.Set<String> set = new java.util.HashSet<>();
 
         private Builder() {
@@ -984,11 +1021,15 @@ public final class IdempotencyEngine implements AutoCloseable {
         }
 
         /**
-         * Where asynchronous calls run their store calls (claim, complete, release, lease
-         * extensions) and start their work. Default: a virtual thread per task on Java 21+, else
-         * a bounded pool of daemon platform threads (max(8, 4 &times; cores)), created on the
-         * first asynchronous call and shut down by {@link IdempotencyEngine#close()}. A given
-         * executor stays the caller's; it must not run tasks on an event loop, since store calls block.
+         * Where asynchronous calls run their store calls (claim, complete, release) and start
+         * their work; lease renewals have their own ({@link #leaseRenewalExecutor}). At most
+         * max(8, 4 &times; cores) store calls of the engine are handed to it at once, the rest
+         * wait in the engine without a thread. Default: a virtual thread per task on Java 21+,
+         * else a bounded pool of daemon platform threads (max(8, 4 &times; cores)), created on
+         * the first asynchronous call and shut down by {@link IdempotencyEngine#close()}. A given
+         * executor stays the caller's; it must not run tasks on an event loop, since store calls
+         * block. If it refuses the call that ends a claimed key (stores the outcome), that call
+         * runs on the engine's renewal threads instead, so the outcome is not lost.
          *
          * @param executor the executor
          * @return this builder
@@ -996,6 +1037,26 @@ public final class IdempotencyEngine implements AutoCloseable {
         public Builder asyncExecutor(Executor executor) {
             once("asyncExecutor");
             this.asyncExecutor = Objects.requireNonNull(executor, "asyncExecutor");
+            return this;
+        }
+
+        /**
+         * Where the heartbeat of pending asynchronous work, and of blocking work whose lease a
+         * caller's deadline shortened ({@link #minBudgetLease}), runs its lease renewals. Default: the
+         * engine's own, a virtual thread per renewal on Java 21+, else a pool of daemon platform
+         * threads (4 &times; the async pool's, idle ones end), with a timer thread of their own
+         * unless a {@link #scheduler} is given; created on the first renewal and shut down by
+         * {@link IdempotencyEngine#close()}. Renewals never run on the {@link #asyncExecutor}, whose
+         * queue holds other callers' claims: a renewal that waits behind them lets the lease lapse
+         * and a duplicate run the work again. Give one only with capacity of its own (a
+         * container's managed executor, say); it stays the caller's.
+         *
+         * @param executor the executor of lease renewals
+         * @return this builder
+         */
+        public Builder leaseRenewalExecutor(Executor executor) {
+            once("leaseRenewalExecutor");
+            this.renewalExecutor = Objects.requireNonNull(executor, "leaseRenewalExecutor");
             return this;
         }
 
@@ -1049,17 +1110,91 @@ public final class IdempotencyEngine implements AutoCloseable {
             return this;
         }
 
+        // --- What is stored, and how (see the README's "Protecting what is stored") ---
+
+        /**
+         * Encrypts every stored outcome and step journal at rest with AES-256-GCM (the JDK's),
+         * under the current key of {@code keys} (off by default). Each record is bound to its
+         * scope, operation, key and fingerprint, so an outcome copied to another record does not
+         * decrypt. Rotation: make a new key current while the provider still finds the old one;
+         * records written before stay readable until they expire. Records stored before
+         * encryption was turned on are still read, unless {@link #refuseUnencryptedRecords()}.
+         * A record that cannot be decrypted is answered with {@link OutcomeUnreadableException}
+         * (HTTP 500) naming its key id, and its work never runs again.
+         *
+         * @param keys the encryption keys ({@link KeyRing} for keys given in code or configuration)
+         * @return this builder
+         * @throws IllegalStateException if called twice
+         */
+        public Builder encryptOutcomes(KeyProvider keys) {
+            once("encryptOutcomes");
+            this.outcomeKeys = Objects.requireNonNull(keys, "keys");
+            return this;
+        }
+
+        /**
+         * With {@link #encryptOutcomes}, refuses to read an outcome or journal that is not
+         * encrypted ({@link OutcomeUnreadableException}, reason {@code NOT_ENCRYPTED}) instead
+         * of reading it as stored before encryption was turned on. Set it once every record
+         * written before has expired (one TTL after turning encryption on): then nothing written
+         * into the store in clear is ever replayed.
+         *
+         * @return this builder
+         * @throws IllegalStateException if called twice ({@link #build()}: without {@code encryptOutcomes})
+         */
+        public Builder refuseUnencryptedRecords() {
+            once("refuseUnencryptedRecords");
+            this.refuseUnencrypted = true;
+            return this;
+        }
+
+        /**
+         * Keys request fingerprints with a secret: HMAC-SHA-256 under the current secret of
+         * {@code secrets} instead of plain SHA-256 (off by default), so that whoever reads the
+         * store cannot recover a low-entropy request by trying candidates. Each fingerprint names
+         * its secret's id, so turning this on, or rotating the secret, never makes a retry of a
+         * key claimed before look like another request: it is compared in the version the record
+         * holds, for as long as the provider still finds that secret (keep an old secret one TTL).
+         * A record keyed with a secret no longer provided is answered with
+         * {@link OutcomeUnreadableException} naming its id. Use other secrets than for
+         * {@link #encryptOutcomes}.
+         *
+         * @param secrets the fingerprint secrets
+         * @return this builder
+         * @throws IllegalStateException if called twice
+         */
+        public Builder keyedFingerprints(KeyProvider secrets) {
+            once("keyedFingerprints");
+            this.fingerprintSecrets = Objects.requireNonNull(secrets, "secrets");
+            return this;
+        }
+
+        /**
+         * Decides what of every call's result is stored and how a replay rebuilds it
+         * ({@link OutcomeFilter}); applied before encryption. A call's
+         * {@link CallOptions.Builder#outcomeFilter} replaces it for that call.
+         *
+         * @param filter the filter
+         * @return this builder
+         * @throws IllegalStateException if called twice
+         */
+        public Builder outcomeFilter(OutcomeFilter filter) {
+            once("outcomeFilter");
+            this.outcomeFilter = Objects.requireNonNull(filter, "outcomeFilter");
+            return this;
+        }
+
         /**
          * The shortest lease a caller's deadline ({@link CallOptions#deadline()}) may cut a claim's
          * lease to (default {@link IdempotencyEngine#DEFAULT_MIN_BUDGET_LEASE}, 5 s). A call with a
          * deadline claims with {@code min(lease, max(time left, minBudgetLease))}, so a worker that
          * dies blocks the key about as long as its caller waits rather than a whole lease. While the
          * work runs, a heartbeat renews that shorter lease every third of it (asynchronous work's
-         * heartbeat as always; blocking work's for at most the call's lease, on the
-         * {@link #asyncExecutor} and {@link #scheduler}), so a live worker keeps its key as long as it
-         * would without a deadline. Set it to the lease or longer to keep deadlines off leases.
-         * Too short a value lets a renewal that the machine delays by two thirds of it lose a live
-         * worker's key: keep it well above the worst pause (GC, a saturated executor) you expect.
+         * heartbeat as always; blocking work's for at most the call's lease; both on the
+         * {@link #leaseRenewalExecutor}, never behind other callers' work), so a live worker keeps its
+         * key as long as it would without a deadline. Set it to the lease or longer to keep deadlines
+         * off leases. Too short a value lets a renewal that the machine delays by two thirds of it
+         * lose a live worker's key: keep it well above the worst pause (GC, a starved store) you expect.
          *
          * @param minBudgetLease at least 1 ms, at most {@link IdempotencyEngine#MAX_DURATION}
          * @return this builder
@@ -1091,6 +1226,12 @@ public final class IdempotencyEngine implements AutoCloseable {
                 throw new IllegalArgumentException(
                         "inProgress wait (" + inProgress.maxWait() + ") must not exceed ttl (" + ttl + ")");
             }
+            if (refuseUnencrypted && outcomeKeys == null) {
+                throw new IllegalStateException("refuseUnencryptedRecords needs encryptOutcomes: without keys no"
+                        + " record could be read");
+            }
+            checkCurrent("encryptOutcomes", outcomeKeys);
+            checkCurrent("keyedFingerprints", fingerprintSecrets);
             return new IdempotencyEngine(this);
         }
     }

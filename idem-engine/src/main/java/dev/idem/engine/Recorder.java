@@ -6,6 +6,8 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.engine.IdempotencyEvent.Type;
+import dev.idem.engine.internal.Sealer;
+import dev.idem.engine.protection.OutcomeFilter;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
@@ -41,12 +43,21 @@ final class Recorder {
     private final IdempotencyKey key;
     private final Duration ttl;
     private final Events events;
+    private final OutcomeFilter filter;
 
-    Recorder(IdempotencyEngine engine, IdempotencyKey key, Duration ttl, Events events) {
+    Recorder(IdempotencyEngine engine, IdempotencyKey key, Duration ttl, Events events, OutcomeFilter filter) {
         this.engine = engine;
         this.key = key;
         this.ttl = ttl;
         this.events = events;
+        this.filter = filter;
+    }
+
+    /**
+     * A success outcome: what is stored (filtered, then sealed) and the work's whole result in
+     * the outcome format (what the first caller of an untyped call decodes).
+     */
+    record Encoded(byte[] stored, byte[] plain) {
     }
 
     /**
@@ -54,18 +65,70 @@ final class Recorder {
      *
      * @throws RuntimeException the answer for an outcome that cannot be stored (its marker stored)
      */
-    byte[] encodeSuccess(Object value, long token, int attempt, byte[] fingerprint) {
-        byte[] outcome;
+    Encoded encodeSuccess(Object value, long token, int attempt, byte[] fingerprint) {
+        Encoded outcome;
         try {
-            outcome = engine.encodeSuccess(value);
-        } catch (IdempotencyException e) {
-            throw unstorable(token, attempt, fingerprint, "the result cannot be written as JSON: "
-                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+            outcome = encode(value, fingerprint);
+        } catch (Unstorable e) {
+            throw unstorable(token, attempt, fingerprint, e.getMessage(), e.getCause());
         }
-        if (outcome.length > engine.maxOutcomeBytes) {
-            throw unstorable(token, attempt, fingerprint, "it is " + outcome.length + " bytes, " + overLimit(), null);
+        if (outcome.stored.length > engine.maxOutcomeBytes) {
+            throw unstorable(token, attempt, fingerprint, "it is " + outcome.stored.length + " bytes, " + overLimit(),
+                    null);
         }
         return outcome;
+    }
+
+    /**
+     * Encodes a success outcome for work that stores it itself ({@link AtomicWork.Completion#encode}).
+     *
+     * @throws IdempotencyException if it cannot be written, filtered or encrypted (the work's
+     *     transaction then fails, and with it the work's effect)
+     */
+    Encoded encodeForWork(Object value, byte[] fingerprint) {
+        try {
+            return encode(value, fingerprint);
+        } catch (Unstorable e) {
+            throw new IdempotencyException("the outcome of " + key + " cannot be stored: " + e.getMessage(),
+                    e.getCause());
+        }
+    }
+
+    /** Why an outcome cannot be stored, before anything was written. */
+    private static final class Unstorable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Unstorable(String reason, Throwable cause) {
+            super(reason, cause, false, false);
+        }
+    }
+
+    private Encoded encode(Object value, byte[] fingerprint) throws Unstorable {
+        byte[] plain;
+        try {
+            plain = engine.encodeSuccess(value);
+        } catch (IdempotencyException e) {
+            throw new Unstorable("the result cannot be written as JSON: "
+                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+        }
+        byte[] kept = plain;
+        if (filter != null) {
+            try {
+                kept = engine.codec.keep(filter, key, plain);
+            } catch (Exception e) {
+                throw new Unstorable("the outcome filter threw " + e, e);
+            }
+        }
+        return new Encoded(seal(kept, fingerprint), plain);
+    }
+
+    /** Seals an outcome for the record; a key provider's failure is a reason not to store it. */
+    private byte[] seal(byte[] outcome, byte[] fingerprint) throws Unstorable {
+        try {
+            return engine.sealer.seal(Sealer.Part.OUTCOME, key, fingerprint, outcome);
+        } catch (RuntimeException e) {
+            throw new Unstorable("the outcome could not be encrypted: " + e, e);
+        }
     }
 
     private String overLimit() {
@@ -114,7 +177,13 @@ final class Recorder {
      */
     RuntimeException storeFinalFailure(FinalFailureException answer, Throwable cause, long token, int attempt,
             byte[] fingerprint) {
-        byte[] outcome = engine.codec.encodeFailure(answer.code(), answer.detail());
+        byte[] outcome;
+        try {
+            outcome = seal(engine.codec.encodeFailure(answer.code(), answer.detail()), fingerprint);
+        } catch (Unstorable e) {
+            return unstorable(token, attempt, fingerprint, "the final failure '" + answer.code() + "' could not be"
+                    + " stored: " + e.getMessage(), answer);
+        }
         if (outcome.length > engine.maxOutcomeBytes) {
             return unstorable(token, attempt, fingerprint, "the final failure '" + answer.code() + "' is "
                     + outcome.length + " bytes, " + overLimit(), answer);
@@ -151,10 +220,10 @@ final class Recorder {
      */
     RuntimeException unstorable(long token, int attempt, byte[] fingerprint, String reason, Throwable cause) {
         String kept = reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) + "..." : reason;
-        byte[] marker = engine.codec.encodeNotStored(kept);
+        byte[] marker = sealMarker(kept, fingerprint);
         if (marker.length > engine.maxOutcomeBytes) {
             kept = "";
-            marker = engine.codec.encodeNotStored(kept);
+            marker = sealMarker(kept, fingerprint);
         }
         OutcomeNotStoredException answer = new OutcomeNotStoredException(key, kept, false, cause);
         events.emit(Type.OUTCOME_NOT_STORED, attempt);
@@ -180,6 +249,21 @@ final class Recorder {
             LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker could be stored;"
                     + " retries may run the work again once the lease lapses", key);
             return answer;
+        }
+    }
+
+    /**
+     * The marker, sealed; in clear if sealing fails (it holds the engine's reason only), so that
+     * a failing key provider still cannot make the work run again.
+     */
+    private byte[] sealMarker(String reason, byte[] fingerprint) {
+        byte[] marker = engine.codec.encodeNotStored(reason);
+        try {
+            return seal(marker, fingerprint);
+        } catch (Unstorable e) {
+            LOG.log(Level.WARNING, "the not-stored marker of {0} could not be encrypted ({1}); it is stored"
+                    + " unencrypted", key, e.getMessage());
+            return marker;
         }
     }
 

@@ -8,6 +8,7 @@ import dev.idem.api.LeaseLostException;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.engine.internal.Fingerprinter;
+import dev.idem.engine.internal.Sealer;
 import dev.idem.engine.internal.StepJournal;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -56,6 +57,7 @@ abstract class StepContext implements ExecutionContext {
     private final long token;
     private final Duration lease;
     private final byte[] claimedJournal;
+    private final byte[] claimedFingerprint;
     private final Thread owner;
     private final Set<String> names = new HashSet<>();
     private StepJournal journal;
@@ -68,16 +70,33 @@ abstract class StepContext implements ExecutionContext {
     private boolean checkpointed;
 
     /**
+     * @param journal the journal the claim handed over, decrypted (null for none)
      * @param owner the only thread steps may run in, or null to allow any thread (steps still
      *     run one at a time), for a driver whose work continues on other threads
      */
-    StepContext(IdempotencyEngine engine, IdempotencyKey key, StoredRecord claim, Duration lease, Thread owner) {
+    StepContext(IdempotencyEngine engine, IdempotencyKey key, StoredRecord claim, byte[] journal, Duration lease,
+            Thread owner) {
         this.engine = engine;
         this.stepKey = key;
         this.token = claim.fencingToken();
         this.lease = lease;
-        this.claimedJournal = claim.journal();
+        this.claimedJournal = journal;
+        this.claimedFingerprint = claim.fingerprint();
         this.owner = owner;
+    }
+
+    /** The fingerprint the won claim's record holds: what its outcome and journal are bound to. */
+    final byte[] claimedFingerprint() {
+        return claimedFingerprint;
+    }
+
+    /** The journal as stored: sealed to this record when the engine encrypts. */
+    private byte[] seal(String name, StepJournal journal) {
+        try {
+            return engine.sealer.seal(Sealer.Part.JOURNAL, stepKey, claimedFingerprint, journal.bytes());
+        } catch (RuntimeException e) {
+            throw notJournaled(name, "its journal could not be encrypted (" + e + ")", e);
+        }
     }
 
     /** Whether the lease has run out by the engine's ticker, so it must be renewed before a step. */
@@ -300,15 +319,16 @@ abstract class StepContext implements ExecutionContext {
 
     private void record(String name, Object value) {
         StepJournal next = next(name, encode(name, value));
+        byte[] stored = seal(name, next);
         synchronized (this) {
             checkpointed = true;
         }
         boolean saved;
         try {
-            saved = checkpointWithRetries(next.bytes());
+            saved = checkpointWithRetries(stored);
         } catch (IllegalArgumentException e) {
             // The store's own size check disagreed with its declared limit.
-            throw tooLarge(name, next.bytes().length);
+            throw tooLarge(name, stored.length);
         }
         if (!saved) {
             throw stop(new LeaseLostException(stepKey, token));
@@ -328,7 +348,7 @@ abstract class StepContext implements ExecutionContext {
 
     private StepJournal next(String name, byte[] result) {
         synchronized (this) {
-            long size = journal.sizeWith(name, result);
+            long size = journal.sizeWith(name, result) + (engine.sealer.encrypts() ? Sealer.maxOverhead() : 0);
             if (size > engine.maxOutcomeBytes) {
                 throw tooLarge(name, size);
             }
@@ -388,7 +408,7 @@ abstract class StepContext implements ExecutionContext {
         if (now == null || now.fencingToken() != token) {
             throw stop(new LeaseLostException(stepKey, token));
         }
-        if (!Arrays.equals(now.journal(), pending.next.bytes())) {
+        if (!Arrays.equals(now.journal(), pending.stored)) {
             throw notJournaled(name, "its atomic action returned without committing its journal entry (save"
                     + " Checkpoint.journalWith(result) with the store's checkpointInTransaction or checkpointWithin)",
                     null);
@@ -403,6 +423,7 @@ abstract class StepContext implements ExecutionContext {
         private final String name;
         private volatile byte[] result;
         private volatile StepJournal next;
+        private volatile byte[] stored;
 
         Pending(String name) {
             this.name = name;
@@ -417,13 +438,15 @@ abstract class StepContext implements ExecutionContext {
         public byte[] journalWith(Object value) {
             byte[] encoded = encode(name, value);
             StepJournal built = next(name, encoded);
+            byte[] sealed = seal(name, built);
             result = encoded;
             next = built;
+            stored = sealed;
             synchronized (StepContext.this) {
                 // The action may commit it from here on.
                 checkpointed = true;
             }
-            return built.bytes();
+            return sealed;
         }
     }
 

@@ -138,7 +138,7 @@ class AsyncAttackTest {
         AtomicInteger effects = new AtomicInteger();
         List<String> answers = new ArrayList<>();
         try (IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
-                .clock(clock).sleeper(d -> clock.advance(d)).asyncExecutor(Runnable::run).scheduler(scheduler)
+                .clock(clock).sleeper(d -> clock.advance(d)).asyncExecutor(Runnable::run).leaseRenewalExecutor(Runnable::run).scheduler(scheduler)
                 .lease(LEASE).build()) {
             for (int attempt = 0; attempt < 6; attempt++) {
                 String answer;
@@ -223,7 +223,7 @@ class AsyncAttackTest {
         AtomicInteger runs = new AtomicInteger();
         try (IdempotencyEngine engine = IdempotencyEngine.builder()
                 .store(MemoryIdempotencyStore.builder().clock(storeClock).build()).ticker(ClockTicker.of(storeClock))
-                .clock(engineWall).asyncExecutor(Runnable::run).scheduler(scheduler).lease(LEASE)
+                .clock(engineWall).asyncExecutor(Runnable::run).leaseRenewalExecutor(Runnable::run).scheduler(scheduler).lease(LEASE)
                 .inProgress(InProgressPolicy.waitUpTo(Duration.ofSeconds(10))).build()) {
             CompletableFuture<String> work = new CompletableFuture<>();
             CompletableFuture<Result<String>> first = engine.executeAsync(KEY, "{}", String.class, ctx -> {
@@ -262,7 +262,7 @@ class AsyncAttackTest {
         MemoryIdempotencyStore store = MemoryIdempotencyStore.builder().clock(clock).build();
         AtomicInteger runs = new AtomicInteger();
         try (IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
-                .asyncExecutor(Runnable::run).scheduler(new ManualScheduler(ClockTicker.of(clock))).lease(LEASE)
+                .asyncExecutor(Runnable::run).leaseRenewalExecutor(Runnable::run).scheduler(new ManualScheduler(ClockTicker.of(clock))).lease(LEASE)
                 .maxAsyncCalls(2).build()) {
             List<CompletableFuture<String>> works = List.of(new CompletableFuture<>(), new CompletableFuture<>());
             List<CompletableFuture<Result<String>>> pending = new ArrayList<>();

@@ -43,7 +43,7 @@ class AsyncCallTest {
 
     private IdempotencyEngine.Builder builder() {
         return IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).listener(events::add)
-                .asyncExecutor(Runnable::run).scheduler(scheduler).lease(Duration.ofSeconds(30));
+                .asyncExecutor(Runnable::run).leaseRenewalExecutor(Runnable::run).scheduler(scheduler).lease(Duration.ofSeconds(30));
     }
 
     private static IdempotencyKey key(String k) {

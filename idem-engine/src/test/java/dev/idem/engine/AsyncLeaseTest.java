@@ -35,7 +35,7 @@ class AsyncLeaseTest {
     private final AtomicInteger runs = new AtomicInteger();
 
     private IdempotencyEngine engine(ManualScheduler timer, Duration maxPending) {
-        return IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).asyncExecutor(Runnable::run)
+        return IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).asyncExecutor(Runnable::run).leaseRenewalExecutor(Runnable::run)
                 .scheduler(timer).lease(LEASE).maxPendingWork(maxPending).build();
     }
 

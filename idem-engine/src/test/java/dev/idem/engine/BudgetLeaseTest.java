@@ -13,7 +13,9 @@ import dev.idem.store.tck.ManualScheduler;
 import dev.idem.store.tck.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -56,6 +58,7 @@ class BudgetLeaseTest {
 
     private IdempotencyEngine engine(ManualScheduler timer) {
         return IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).asyncExecutor(Runnable::run)
+                .leaseRenewalExecutor(Runnable::run)
                 .scheduler(timer).lease(LEASE).minBudgetLease(Duration.ofSeconds(1)).build();
     }
 
@@ -160,6 +163,28 @@ class BudgetLeaseTest {
         assertThat(timerA.pending()).as("the heartbeat stopped with the work").isZero();
         assertThat(b.call(key("slow"), "{}", String.class, counted("never"))).isEqualTo("by-a");
         assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void aBlockingWorkersRenewalsNeverWaitBehindASaturatedAsyncExecutor() throws Exception {
+        // Other callers' work fills the async executor's queue and never leaves it.
+        List<Runnable> stuckInQueue = new CopyOnWriteArrayList<>();
+        try (IdempotencyEngine c = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
+                .asyncExecutor(stuckInQueue::add).leaseRenewalExecutor(Runnable::run).scheduler(timerA).lease(LEASE)
+                .minBudgetLease(Duration.ofSeconds(1)).build()) {
+            Future<String> slow = threads.submit(() -> c.execute(key("saturated"), "{}", String.class, budget(),
+                    ctx -> held(ctx, null)).value());
+            assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+            live(BUDGET.multipliedBy(5), timerA, timerB);
+            assertThatThrownBy(() -> b.execute(key("saturated"), "{}", String.class, counted("x")))
+                    .as("the live worker keeps its key").isInstanceOf(RequestInProgressException.class);
+            assertThat(stuckInQueue).as("no renewal went into the async executor's queue").isEmpty();
+
+            gate.countDown();
+            assertThat(slow.get(10, TimeUnit.SECONDS)).isEqualTo("by-a");
+            assertThat(runs).hasValue(1);
+        }
     }
 
     @Test

@@ -42,6 +42,10 @@ class FaultyStore implements IdempotencyStore {
     /** When set, extendLease answers empty (the token lost) without asking the store. */
     volatile boolean extendRefused;
     volatile boolean extendDown;
+    /** When set, complete stores what it makes of the outcome instead (tampering, cutting short). */
+    volatile java.util.function.UnaryOperator<byte[]> outcomeWritten;
+    /** When set, checkpoint stores what it makes of the journal instead. */
+    volatile java.util.function.UnaryOperator<byte[]> journalWritten;
 
     FaultyStore(IdempotencyStore delegate) {
         this.delegate = delegate;
@@ -74,7 +78,8 @@ class FaultyStore implements IdempotencyStore {
             completeFailureOnce = null;
             throw once;
         }
-        return delegate.complete(key, token, outcome, ttl);
+        java.util.function.UnaryOperator<byte[]> written = outcomeWritten;
+        return delegate.complete(key, token, written == null ? outcome : written.apply(outcome), ttl);
     }
 
     @Override
@@ -99,7 +104,8 @@ class FaultyStore implements IdempotencyStore {
             }
             throw failure;
         }
-        return delegate.checkpoint(key, token, journal);
+        java.util.function.UnaryOperator<byte[]> written = journalWritten;
+        return delegate.checkpoint(key, token, written == null ? journal : written.apply(journal));
     }
 
     @Override

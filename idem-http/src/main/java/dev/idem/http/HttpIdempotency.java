@@ -3,6 +3,7 @@ package dev.idem.http;
 import dev.idem.engine.CallOptions;
 import dev.idem.engine.CanonicalJson;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.http.internal.StoredResponseFilter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,6 +81,7 @@ public final class HttpIdempotency {
     private final Duration storeRetryAfter;
     private final CallOptions callOptions;
     private final HandlerExecution execution;
+    private final ResponseFilter responseFilter;
 
     private HttpIdempotency(Builder b) {
         this.engine = b.engine;
@@ -92,7 +94,10 @@ public final class HttpIdempotency {
         this.storagePolicy = b.storagePolicy;
         this.maxBodyBytes = b.maxBodyBytes;
         this.storeRetryAfter = b.storeRetryAfter;
-        this.callOptions = b.callOptions;
+        this.responseFilter = b.responseFilter;
+        this.callOptions = b.responseFilter == null ? b.callOptions
+                : b.callOptions.toBuilder().outcomeFilter(new StoredResponseFilter(b.responseFilter, storedHeaders))
+                        .build();
         this.execution = b.execution != null ? b.execution : HandlerExecution.engine(b.engine);
     }
 
@@ -198,9 +203,19 @@ public final class HttpIdempotency {
     }
 
     /**
-     * Per-call options passed to the engine (TTL, lease, in-progress policy).
+     * What of a response is stored and how a replay rebuilds it, or null to store it all.
      *
-     * @return per-call options passed to the engine (TTL, lease, in-progress policy)
+     * @return the response filter, or null
+     */
+    public ResponseFilter responseFilter() {
+        return responseFilter;
+    }
+
+    /**
+     * Per-call options passed to the engine (TTL, lease, in-progress policy; with a
+     * {@link #responseFilter()}, the outcome filter that applies it).
+     *
+     * @return per-call options passed to the engine
      */
     public CallOptions callOptions() {
         return callOptions;
@@ -229,6 +244,7 @@ public final class HttpIdempotency {
         private Duration storeRetryAfter = Duration.ofSeconds(1);
         private CallOptions callOptions = CallOptions.defaults();
         private HandlerExecution execution;
+        private ResponseFilter responseFilter;
         private final Set<String> set = new HashSet<>();
 
         private Builder(IdempotencyEngine engine) {
@@ -430,11 +446,30 @@ public final class HttpIdempotency {
         }
 
         /**
+         * What of each response is stored and how a replay rebuilds it (default: all of it, within
+         * the stored-header allow-list); applied before the engine encrypts the outcome.
+         *
+         * @param filter the filter, for example {@link ResponseFilter#removingJsonFields}
+         * @return this builder
+         */
+        public Builder responseFilter(ResponseFilter filter) {
+            once("responseFilter");
+            this.responseFilter = Objects.requireNonNull(filter, "responseFilter");
+            return this;
+        }
+
+        /**
          * Builds the configuration.
          *
          * @return the configuration
+         * @throws IllegalArgumentException if both a {@link #responseFilter} and {@link #callOptions}
+         *     with an outcome filter are set
          */
         public HttpIdempotency build() {
+            if (responseFilter != null && callOptions.outcomeFilter() != null) {
+                throw new IllegalArgumentException("responseFilter and callOptions' outcomeFilter both decide what is"
+                        + " stored; set one of them");
+            }
             return new HttpIdempotency(this);
         }
 

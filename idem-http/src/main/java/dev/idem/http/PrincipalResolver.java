@@ -21,6 +21,23 @@ public interface PrincipalResolver {
     Optional<String> resolve(IncomingRequest request);
 
     /**
+     * This resolver's principal, else {@code fallback}'s: for example
+     * {@code authenticatedUser().orElse(apiKeyHeader("X-Api-Key"))}, where a logged-in user always
+     * beats the header, so no caller can borrow another's key space by sending one. An empty
+     * name counts as none.
+     *
+     * @param fallback asked when this resolver names nobody
+     * @return the combined resolver
+     */
+    default PrincipalResolver orElse(PrincipalResolver fallback) {
+        Objects.requireNonNull(fallback, "fallback");
+        return request -> {
+            Optional<String> first = resolve(request).filter(name -> !name.isEmpty());
+            return first.isPresent() ? first : fallback.resolve(request);
+        };
+    }
+
+    /**
      * The principal the server authenticated (the default).
      *
      * @return a resolver that returns the principal the server authenticated (the default)

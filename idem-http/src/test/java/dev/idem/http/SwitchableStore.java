@@ -14,6 +14,8 @@ import java.util.Optional;
 final class SwitchableStore implements IdempotencyStore {
     private final IdempotencyStore delegate;
     volatile boolean down;
+    /** When set, complete stores what it makes of the outcome instead (tampering, cutting short). */
+    volatile java.util.function.UnaryOperator<byte[]> outcomeWritten;
 
     SwitchableStore(IdempotencyStore delegate) {
         this.delegate = delegate;
@@ -35,7 +37,8 @@ final class SwitchableStore implements IdempotencyStore {
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
         check();
-        return delegate.complete(key, fencingToken, outcome, ttl);
+        java.util.function.UnaryOperator<byte[]> written = outcomeWritten;
+        return delegate.complete(key, fencingToken, written == null ? outcome : written.apply(outcome), ttl);
     }
 
     @Override

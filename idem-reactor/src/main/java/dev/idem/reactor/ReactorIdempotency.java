@@ -37,12 +37,17 @@ import reactor.core.publisher.Mono;
  *       {@code Mono}, so what the work reads from it (a security context, a trace) is there.</li>
  *   <li><b>Empty</b>: a work {@code Mono} that completes empty stores null; {@link #call} then
  *       completes empty on every replay too.</li>
- *   <li><b>Cancellation</b>: cancelling the subscription detaches the subscriber only; once the
- *       key is claimed the work's {@code Mono} goes on (it is not cancelled) and the record ends by
- *       its outcome. A waiting duplicate that is cancelled stops polling.</li>
+ *   <li><b>Cancellation</b>: cancelling the subscription cancels the engine call's answer, so it
+ *       costs what a cancelled {@code executeAsync} costs: a waiting duplicate stops polling and
+ *       returns its {@code maxAsyncCalls} slot at once; one whose claim is in the store gives back a
+ *       key it won there without running the work; once the work's {@code Mono} is subscribed it goes
+ *       on (it is not cancelled), the record ends by its outcome, and the slot is held until then.</li>
  *   <li><b>Flux</b>: {@link #executeMany} collects a finite {@code Flux} into a {@code List},
- *       stored and replayed whole (so it must fit the engine's outcome limit); an endless Flux
- *       never completes, and its key is kept only as long as the engine's {@code maxPendingWork}.</li>
+ *       stored and replayed whole (so it must fit the engine's outcome limit). Elements are kept
+ *       only up to that limit (measured with the engine's JSON codec): past it the rest of the Flux
+ *       is consumed but not kept, and the call ends as an outcome too large to store
+ *       ({@link dev.idem.engine.OutcomeNotStoredException}, the work does not run again). An endless
+ *       Flux never completes, and its key is kept only as long as the engine's {@code maxPendingWork}.</li>
  * </ul>
  * Store calls run on the engine's async executor, never on the subscriber's thread. Thread-safe.
  */
@@ -163,7 +168,8 @@ public final class ReactorIdempotency {
         Function<ExecutionContext, Mono<List<T>>> collected = ctx -> {
             Flux<? extends T> flux = Objects.requireNonNull(work.apply(ctx),
                     () -> "the work for " + key + " returned null instead of a Flux");
-            return flux.collectList().map(List::<T>copyOf);
+            return flux.collect(() -> new BoundedList<T>(engine.jsonCodec(), engine.maxOutcomeBytes()),
+                    BoundedList::add).flatMap(list -> list.result(ctx.key()));
         };
         return execute(key, request, listType, options, collected);
     }
@@ -192,13 +198,15 @@ public final class ReactorIdempotency {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(work, "work");
+        // Cancelling the subscription cancels the engine's answer (suppressCancel false), which stops a
+        // waiting call and returns its slot; the work's own future below is never cancelled by it.
         return Mono.deferContextual(view -> Mono.fromFuture(() -> call.apply(ctx -> {
             @SuppressWarnings("unchecked") // a Mono only produces, so one of a subtype is one of T
             Mono<T> mono = (Mono<T>) Objects.requireNonNull(work.apply(ctx),
                     () -> "the work for " + key + " returned null instead of a Mono");
             // Subscribed once, here; the subscriber's cancellation does not reach it (see the class comment).
             return mono.contextWrite(view).toFuture();
-        }), true));
+        }), false));
     }
 
     private static <T> TypeReference<List<T>> listOf(Class<T> element) {

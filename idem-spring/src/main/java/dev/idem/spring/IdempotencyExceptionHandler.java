@@ -9,6 +9,7 @@ import dev.idem.api.LeaseLostException;
 import dev.idem.api.RequestInProgressException;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.engine.OutcomeNotStoredException;
+import dev.idem.engine.OutcomeUnreadableException;
 import dev.idem.http.HttpIdempotency;
 import java.net.URI;
 import java.time.Duration;
@@ -88,6 +89,12 @@ public class IdempotencyExceptionHandler implements Ordered {
             LOG.log(System.Logger.Level.WARNING, "an idempotent operation ran but its outcome was not stored", e);
             problem = problem(e, "outcome-not-stored", "Outcome not stored",
                     "the request was processed but its outcome could not be stored; it will not be processed again");
+        } else if (e instanceof OutcomeUnreadableException u) {
+            // The key id and reason are for the operator's log, not the client.
+            LOG.log(System.Logger.Level.WARNING, "an idempotent operation ran but its stored outcome cannot be read ("
+                    + u.reason() + (u.keyId() == null ? "" : ", key id " + u.keyId()) + ")");
+            problem = problem(e, "outcome-unreadable", "Stored outcome unreadable",
+                    "the request was processed but its stored outcome cannot be read; it will not be processed again");
         } else if (e instanceof StoreUnavailableException) {
             problem = problem(e, "store-unavailable", "Service unavailable",
                     "the idempotency store is unavailable; retry later");

@@ -11,6 +11,7 @@ import dev.idem.store.jdbc.JdbcDialect;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -119,7 +120,8 @@ public final class Environment implements AutoCloseable {
                     monitor = new RedisMonitor(Servers.HOST, port);
                     closers.push(monitor);
                 }
-                return new Environment(RedisIdempotencyStore.create(client), new RedisRaw(client, leaseMs, ttlMs),
+                return new Environment(RedisIdempotencyStore.create(JedisScriptClient.of(client)),
+                        new RedisRaw(client, leaseMs, ttlMs),
                         monitor, closers);
             }
             case REDIS_CLUSTER: {
@@ -149,7 +151,8 @@ public final class Environment implements AutoCloseable {
                     }
                     return sum;
                 };
-                return new Environment(RedisIdempotencyStore.create(client), new RedisRaw(client, leaseMs, ttlMs),
+                return new Environment(RedisIdempotencyStore.create(JedisScriptClient.of(client)),
+                        new RedisRaw(client, leaseMs, ttlMs),
                         trips, closers);
             }
             case DYNAMODB: {

@@ -8,6 +8,7 @@ import dev.idem.store.hybrid.HybridIdempotencyStore;
 import dev.idem.store.jdbc.JdbcDialect;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Properties;
@@ -89,7 +90,8 @@ public final class HybridEnvironment implements AutoCloseable {
                 }
             }
             if (kind == Kind.REDIS) {
-                return new HybridEnvironment(RedisIdempotencyStore.create(redis), NONE, commands, closers);
+                return new HybridEnvironment(RedisIdempotencyStore.create(JedisScriptClient.of(redis)), NONE, commands,
+                        closers);
             }
             String url = Servers.acquirePostgres();
             closers.push(Servers::releasePostgres);
@@ -105,7 +107,8 @@ public final class HybridEnvironment implements AutoCloseable {
             closers.push(pool);
             JdbcIdempotencyStore truth = JdbcIdempotencyStore.builder(pool).dialect(JdbcDialect.POSTGRESQL).build()
                     .createTableIfNotExists();
-            IdempotencyStore store = kind == Kind.POSTGRES ? truth : HybridIdempotencyStore.builder(redis, truth).build();
+            IdempotencyStore store = kind == Kind.POSTGRES ? truth
+                    : HybridIdempotencyStore.builder(JedisScriptClient.of(redis), truth).build();
             return new HybridEnvironment(store, countStatements ? counted : NONE, commands, closers);
         } catch (RuntimeException e) {
             new HybridEnvironment(null, NONE, NONE, closers).close();

@@ -140,6 +140,18 @@ public abstract class EngineFuzzContract {
 
     private ExecutorService stages;
 
+    /**
+     * Many waiting duplicates (blocking and asynchronous, on three engines with the executor shapes
+     * applications run) on five hot keys whose work stays pending for two and a half leases: each
+     * key's work runs once, every caller gets its value, lease renewals never wait behind the
+     * duplicates' claims, and the duplicates' polls of a key are shared (see {@code HotKeyLoad}).
+     * Time is the store's clock, stepped by the test.
+     */
+    @Test
+    void manyWaitingDuplicatesOnHotKeysNeverTakeALiveWorkersKey() throws Exception {
+        HotKeyLoad.asConfigured(fixture).run();
+    }
+
     private void fuzz(long seed, boolean mixAsync) throws Exception {
         boolean simulated = fixture.clockIsSimulated();
         // On a real clock every lapse is a real wait: allow a couple per run.

@@ -2,7 +2,12 @@ package dev.idem.engine.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.api.IdempotencyKey;
 import dev.idem.api.InvalidRequestException;
+import dev.idem.engine.OutcomeUnreadableException;
+import dev.idem.engine.OutcomeUnreadableException.Reason;
+import dev.idem.engine.protection.KeyProvider;
+import dev.idem.engine.protection.KeyVersion;
 import dev.idem.engine.JsonCodec;
 import dev.idem.engine.RequestSerializationException;
 import java.io.IOException;
@@ -11,7 +16,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * SHA-256 over the operation and the canonical request. Requests may be JSON text
+ * SHA-256 over the operation and the canonical request (or, keyed, HMAC-SHA-256 under a
+ * versioned secret: {@code 'K' 0x01}, the secret id's length and id, then the 32-byte MAC; a
+ * plain fingerprint is the 32-byte digest alone, so the two never meet). Requests may be JSON text
  * ({@code String}, its size counted in UTF-8 bytes; text that is not JSON is refused with a
  * message saying what to pass instead), raw bytes ({@code byte[]}, hashed as they are, under a different domain
  * tag so they never equal a JSON request), or anything the {@link JsonCodec} can write (POJOs,
@@ -24,26 +31,134 @@ import java.security.NoSuchAlgorithmException;
 public final class Fingerprinter {
     private static final byte[] DOMAIN = "idem-fingerprint/v1\0".getBytes(StandardCharsets.US_ASCII);
 
+    private static final int PLAIN_LENGTH = 32;
+    private static final byte KEYED = 'K';
+    private static final byte KEYED_VERSION = 1;
+
     private final JsonCodec json;
     private final int maxRequestBytes;
     private final PointerSet excluded;
+    private final KeyProvider secrets;
 
     /** Creates a fingerprinter writing object requests with {@code mapper}; {@code excluded} applies to every request. */
     public Fingerprinter(ObjectMapper mapper, int maxRequestBytes, PointerSet excluded) {
-        this(new Jackson2JsonCodec(mapper), maxRequestBytes, excluded);
+        this(new Jackson2JsonCodec(mapper), maxRequestBytes, excluded, null);
     }
 
     /** Creates a fingerprinter writing object requests with {@code json}; {@code excluded} applies to every request. */
     public Fingerprinter(JsonCodec json, int maxRequestBytes, PointerSet excluded) {
+        this(json, maxRequestBytes, excluded, null);
+    }
+
+    /**
+     * Creates a fingerprinter whose fingerprints are keyed with the current secret of
+     * {@code secrets} (HMAC-SHA-256), or plain SHA-256 if it is null.
+     */
+    public Fingerprinter(JsonCodec json, int maxRequestBytes, PointerSet excluded, KeyProvider secrets) {
         this.json = json;
         this.maxRequestBytes = maxRequestBytes;
         this.excluded = excluded;
+        this.secrets = secrets;
     }
 
-    /** The fingerprint of {@code request} for {@code operation}, with extra exclusions for this call. */
+    /**
+     * The fingerprint of {@code request} for {@code operation}, with extra exclusions for this
+     * call: SHA-256, or with keyed fingerprints the HMAC-SHA-256 under the current secret,
+     * prefixed by its id.
+     */
     public byte[] fingerprint(String operation, Object request, PointerSet extraExcluded) {
+        if (secrets == null) {
+            MessageDigest sha = borrowSha256();
+            feed(sha, operation, request, excluded.plus(extraExcluded));
+            return digestAndReturn(sha);
+        }
+        return keyed(currentSecret(), operation, request, excluded.plus(extraExcluded));
+    }
+
+    /**
+     * The fingerprint of {@code request} in the version {@code recorded} was taken in, when that
+     * is not the version {@link #fingerprint} takes now: a record claimed before keyed
+     * fingerprints were turned on, or under a secret rotated since. The caller compares it with
+     * {@code recorded}, so a retry of such a key is still known as the same request.
+     *
+     * @return the fingerprint in the recorded version, or null if {@code recorded} is in the
+     *     current version (then a difference is a different request) or in no known version
+     * @throws OutcomeUnreadableException if it was keyed with a secret no longer provided
+     */
+    public byte[] underVersionOf(byte[] recorded, IdempotencyKey key, Object request, PointerSet extraExcluded) {
         PointerSet pointers = excluded.plus(extraExcluded);
-        MessageDigest sha = borrowSha256();
+        if (recorded.length == PLAIN_LENGTH) {
+            if (secrets == null) {
+                return null;
+            }
+            MessageDigest sha = borrowSha256();
+            feed(sha, key.operation(), request, pointers);
+            return digestAndReturn(sha);
+        }
+        String id = keyedId(recorded);
+        if (id == null) {
+            return null;
+        }
+        if (secrets == null) {
+            throw missingSecret(key, id, "keyed fingerprints are off (IdempotencyEngine.Builder.keyedFingerprints)");
+        }
+        if (id.equals(currentSecret().id())) {
+            return null;
+        }
+        KeyVersion secret;
+        try {
+            secret = secrets.find(id);
+        } catch (RuntimeException e) {
+            throw new OutcomeUnreadableException(key, Reason.KEY_PROVIDER_FAILED, id, "the fingerprint secret"
+                    + " provider failed to give id '" + id + "': " + e.getClass().getName(), e);
+        }
+        if (secret == null) {
+            throw missingSecret(key, id, "the fingerprint secret provider does not have it");
+        }
+        return keyed(secret, key.operation(), request, pointers);
+    }
+
+    private static OutcomeUnreadableException missingSecret(IdempotencyKey key, String id, String why) {
+        return new OutcomeUnreadableException(key, Reason.KEY_MISSING, id, "its request fingerprint was keyed with"
+                + " secret id '" + id + "' and " + why + ", so a retry cannot be told from another request", null);
+    }
+
+    /** The secret id a keyed fingerprint names, or null if {@code fingerprint} is not one. */
+    public static String keyedId(byte[] fingerprint) {
+        if (fingerprint.length < 4 || fingerprint[0] != KEYED || fingerprint[1] != KEYED_VERSION
+                || fingerprint.length != 3 + (fingerprint[2] & 0xFF) + PLAIN_LENGTH) {
+            return null;
+        }
+        return new String(fingerprint, 3, fingerprint[2] & 0xFF, StandardCharsets.US_ASCII);
+    }
+
+    private KeyVersion currentSecret() {
+        KeyVersion current = secrets.current();
+        if (current == null) {
+            throw new IllegalStateException("the fingerprint secret provider " + secrets.getClass().getName()
+                    + " returned no current secret");
+        }
+        return current;
+    }
+
+    // 'K' 0x01, the id's length and the id, then the 32-byte HMAC: never 32 bytes long, so
+    // never taken for a plain SHA-256 fingerprint.
+    private byte[] keyed(KeyVersion secret, String operation, Object request, PointerSet pointers) {
+        MacDigest mac = MacDigest.borrow(secret);
+        feed(mac, operation, request, pointers);
+        byte[] digest = mac.digest();
+        MacDigest.giveBack(mac);
+        byte[] id = secret.id().getBytes(StandardCharsets.US_ASCII);
+        byte[] out = new byte[3 + id.length + digest.length];
+        out[0] = KEYED;
+        out[1] = KEYED_VERSION;
+        out[2] = (byte) id.length;
+        System.arraycopy(id, 0, out, 3, id.length);
+        System.arraycopy(digest, 0, out, 3 + id.length, digest.length);
+        return out;
+    }
+
+    private void feed(MessageDigest sha, String operation, Object request, PointerSet pointers) {
         sha.update(DOMAIN);
         sha.update(operation.getBytes(StandardCharsets.UTF_8));
         sha.update((byte) 0);
@@ -85,7 +200,6 @@ public final class Fingerprinter {
             sha.update((byte) 'J');
             JsonCanonicalizer.digest(written, pointers, sha);
         }
-        return digestAndReturn(sha);
     }
 
     // The limit is in bytes; a String's length counts UTF-16 units, up to three times fewer.

@@ -2,10 +2,15 @@ package dev.idem.engine.internal;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.api.IdempotencyException;
+import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.JsonCodec;
+import dev.idem.engine.protection.OutcomeFilter;
 import java.io.IOException;
 
 /**
@@ -195,6 +200,52 @@ public final class OutcomeCodec {
         slot[0] = null;
         return chars;
     }
+
+    /**
+     * The success outcome {@code filter} keeps of {@code success}: its JSON read into a tree
+     * (numbers exactly as written), given to {@link OutcomeFilter#keep}, and written again.
+     *
+     * @throws Exception what the filter throws, or an {@link IOException} if what it returns cannot be written
+     */
+    public byte[] keep(OutcomeFilter filter, IdempotencyKey key, byte[] success) throws Exception {
+        JsonNode kept = filter.keep(key, tree(success));
+        if (kept == null) {
+            throw new IllegalStateException("the outcome filter " + filter + " returned null; return a JSON tree"
+                    + " (NullNode for JSON null)");
+        }
+        return withKind(SUCCESS, trees().writeValueAsBytes(kept));
+    }
+
+    /**
+     * The success outcome a replay decodes: what {@link OutcomeFilter#rebuild} makes of the stored one.
+     *
+     * @throws Exception what the filter throws
+     */
+    public byte[] rebuild(OutcomeFilter filter, IdempotencyKey key, byte[] success) throws Exception {
+        JsonNode rebuilt = filter.rebuild(key, tree(success));
+        if (rebuilt == null) {
+            throw new IllegalStateException("the outcome filter " + filter + " rebuilt null; return a JSON tree"
+                    + " (NullNode for JSON null)");
+        }
+        return withKind(SUCCESS, trees().writeValueAsBytes(rebuilt));
+    }
+
+    private JsonNode tree(byte[] success) throws IOException {
+        return trees().readTree(success, 1, success.length - 1);
+    }
+
+    private ObjectMapper trees() {
+        ObjectMapper t = treeMapper;
+        if (t == null) {
+            // Decimals as BigDecimal, kept as written: a filter must not round an amount.
+            t = mapper.copy().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                    .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+            treeMapper = t;
+        }
+        return t;
+    }
+
+    private volatile ObjectMapper treeMapper;
 
     /** Decodes a failure outcome into {code, message}. */
     public String[] decodeFailure(byte[] outcome) {

@@ -17,6 +17,7 @@ import dev.idem.engine.CallOptions;
 import dev.idem.engine.CanonicalJson;
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.OutcomeNotStoredException;
+import dev.idem.engine.OutcomeUnreadableException;
 import dev.idem.engine.Result;
 import dev.idem.engine.StoredBytes;
 import dev.idem.engine.WorkFailedException;
@@ -28,7 +29,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -298,6 +298,15 @@ public final class Processor {
             // The first call and its replays get the same answer (same slug, kept for compatibility).
             return Problem.of(r.httpStatus(), "replayed-failure", "Request failed", r.detail(), null, Map.of("code", r.code()));
         }
+        if (e instanceof OutcomeUnreadableException r) {
+            // The key id and the reason are for the operator, not the client.
+            LOG.log(System.Logger.Level.WARNING, "the stored response of an idempotent " + r.key().operation()
+                    + " request cannot be read (" + r.reason() + (r.keyId() == null ? "" : ", key id " + r.keyId())
+                    + "); answering 500 outcome-unreadable");
+            return Problem.of(r.httpStatus(), "outcome-unreadable", "Stored outcome unreadable",
+                    "the request was processed but its stored response cannot be read; it will not be processed"
+                            + " again");
+        }
         if (e instanceof OutcomeNotStoredException r) {
             return Problem.of(r.httpStatus(), "outcome-not-stored", "Outcome not stored",
                     "the request was processed but its response could not be stored; it will not be processed again");
@@ -348,7 +357,7 @@ public final class Processor {
         field(out, request.method().getBytes(StandardCharsets.UTF_8));
         field(out, path.getBytes(StandardCharsets.UTF_8));
         field(out, request.query().getBytes(StandardCharsets.UTF_8));
-        if (body.length > 0 && isJson(request.header("Content-Type").orElse(""))) {
+        if (body.length > 0 && MediaTypes.isJson(request.header("Content-Type").orElse(""))) {
             out.write('J');
             field(out, CanonicalJson.canonicalize(body, config.excludedFromFingerprint()));
         } else {
@@ -365,12 +374,6 @@ public final class Processor {
         out.write(n >>> 8);
         out.write(n);
         out.writeBytes(bytes);
-    }
-
-    static boolean isJson(String contentType) {
-        int semi = contentType.indexOf(';');
-        String mime = (semi < 0 ? contentType : contentType.substring(0, semi)).strip().toLowerCase(Locale.ROOT);
-        return mime.equals("application/json") || (mime.startsWith("application/") && mime.endsWith("+json"));
     }
 
     /** Scope and operation must be 1..200 characters without controls; longer ones are replaced by a digest. */

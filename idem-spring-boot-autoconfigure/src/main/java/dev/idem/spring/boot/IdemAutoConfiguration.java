@@ -7,6 +7,7 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyListener;
 import dev.idem.engine.InProgressPolicy;
 import dev.idem.engine.JsonCodec;
+import dev.idem.engine.protection.OutcomeFilter;
 import dev.idem.http.PrincipalResolver;
 import dev.idem.spring.SpringPrincipals;
 import dev.idem.spring.StoreDecorator;
@@ -30,8 +31,9 @@ import org.springframework.context.annotation.Import;
  *
  * <p>The store, unless the application defines an {@link IdempotencyStore} bean: with
  * {@code idem.store.kind=auto} (the default) the application's unique {@code DataSource}
- * (JDBC store, dialect detected; needs idem-store-jdbc), else its Jedis {@code UnifiedJedis}
- * (Redis; needs idem-store-redis), else its {@code DynamoDbClient} (needs idem-store-dynamodb),
+ * (JDBC store, dialect detected; needs idem-store-jdbc), else its Redis client (Spring Data Redis'
+ * {@code RedisConnectionFactory}, Lettuce or Jedis underneath, or a Jedis or Lettuce client bean;
+ * the Redis store comes with the starter), else its {@code DynamoDbClient} (needs idem-store-dynamodb),
  * else the memory store, with a warning since it holds records in one process only. A named
  * kind that the application cannot provide fails startup with Boot's failure report
  * ({@link IdemFailureAnalyzer}). The engine, unless the application defines one, takes the
@@ -48,6 +50,8 @@ import org.springframework.context.annotation.Import;
 @AutoConfiguration(afterName = {
         "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
         "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration",
         "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
         "org.springframework.boot.jackson2.autoconfigure.Jackson2AutoConfiguration",
@@ -111,7 +115,8 @@ public class IdemAutoConfiguration {
     private static String clientFor(IdemProperties.StoreKind kind) {
         switch (kind) {
             case JDBC: return "unique DataSource";
-            case REDIS: return "UnifiedJedis (JedisPooled, JedisCluster)";
+            case REDIS: return "Redis client (a Spring Data Redis RedisConnectionFactory from "
+                    + "spring-boot-starter-data-redis, a Lettuce RedisClient, a Jedis UnifiedJedis or a RedisScriptClient)";
             default: return "DynamoDbClient";
         }
     }
@@ -126,6 +131,8 @@ public class IdemAutoConfiguration {
      * @param jsonCodec the application's JSON codec (on Boot 4: Jackson 3 over its {@code JsonMapper}), if any
      * @param objectMapper the application's Jackson 2 mapper, used when there is no codec
      * @param classifier the application's failure classifier, if any
+     * @param outcomeFilter the application's outcome filter (what of a result is stored), if any
+     * @param customizers every engine customizer (the {@code idem.protection.*} one among them), in order
      * @return the engine
      */
     @Bean
@@ -133,7 +140,8 @@ public class IdemAutoConfiguration {
     public IdempotencyEngine idempotencyEngine(IdempotencyStore store, IdemProperties properties,
             ObjectProvider<IdempotencyListener> listeners, ObjectProvider<StoreDecorator> decorators,
             ObjectProvider<JsonCodec> jsonCodec, ObjectProvider<ObjectMapper> objectMapper,
-            ObjectProvider<FailureClassifier> classifier) {
+            ObjectProvider<FailureClassifier> classifier, ObjectProvider<OutcomeFilter> outcomeFilter,
+            ObjectProvider<IdemEngineCustomizer> customizers) {
         IdempotencyStore used = store;
         for (StoreDecorator d : decorators.orderedStream().collect(Collectors.toList())) {
             used = d.decorate(used);
@@ -141,7 +149,7 @@ public class IdemAutoConfiguration {
         IdempotencyEngine.Builder b = IdempotencyEngine.builder().store(used)
                 .lease(properties.getLease()).ttl(properties.getTtl())
                 .maxRequestBytes(properties.getMaxRequestBytes())
-                .listener(CompositeListener.of(listeners.orderedStream().collect(Collectors.toList())));
+                .listener(IdempotencyListener.all(listeners.orderedStream().collect(Collectors.toList())));
         if (properties.getInProgressWait() != null) {
             b.inProgress(InProgressPolicy.waitUpTo(properties.getInProgressWait()));
         }
@@ -161,6 +169,8 @@ public class IdemAutoConfiguration {
             objectMapper.ifUnique(b::objectMapper);
         }
         classifier.ifUnique(b::failureClassifier);
+        outcomeFilter.ifUnique(b::outcomeFilter);
+        customizers.orderedStream().forEach(c -> c.customize(b));
         return b.build();
     }
 

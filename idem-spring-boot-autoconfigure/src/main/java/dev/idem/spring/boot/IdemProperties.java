@@ -312,7 +312,7 @@ public class IdemProperties {
         MEMORY,
         /** The application's DataSource. */
         JDBC,
-        /** The application's Jedis UnifiedJedis. */
+        /** The application's Redis client: Spring Data Redis, Lettuce, Jedis or a RedisScriptClient. */
         REDIS,
         /** The application's DynamoDbClient. */
         DYNAMODB

@@ -2,6 +2,7 @@ package dev.idem.spring.boot;
 
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.http.HttpIdempotency;
+import dev.idem.http.ResponseFilter;
 import dev.idem.http.IdempotencyServletFilter;
 import dev.idem.http.PrincipalResolver;
 import dev.idem.spring.CallObserver;
@@ -62,6 +63,7 @@ public class IdemWebAutoConfiguration {
      * @param handlerMappings Spring MVC's handler mappings, looked up on the first request
      * @param transactional the JDBC transactional mode, when available
      * @param observer the instrumentation, when available
+     * @param responseFilter what of a response is stored, if the application defines one
      * @return the configuration the filter applies
      * @throws IdemConfigurationException if a route is not a Spring path pattern, or a transactional
      *     route is configured while the transactional mode cannot run (no JDBC store, DataSource or
@@ -71,7 +73,8 @@ public class IdemWebAutoConfiguration {
     @ConditionalOnMissingBean
     public HttpIdempotency httpIdempotency(IdempotencyEngine engine, IdemProperties properties,
             PrincipalResolver principals, ObjectProvider<HandlerMapping> handlerMappings,
-            ObjectProvider<TransactionalExecutor> transactional, ObjectProvider<CallObserver> observer) {
+            ObjectProvider<TransactionalExecutor> transactional, ObjectProvider<CallObserver> observer,
+            ObjectProvider<ResponseFilter> responseFilter) {
         IdemProperties.Http http = properties.getHttp();
         SpringRoutes routes = SpringRoutes.of("idem.http.routes", http.getRoutes(),
                 () -> handlerMappings.orderedStream().filter(IdemWebAutoConfiguration::servesEndpoints)
@@ -93,15 +96,16 @@ public class IdemWebAutoConfiguration {
             }
         }
         boolean keyRequired = http.isKeyRequired();
-        return HttpIdempotency.builder(engine)
+        HttpIdempotency.Builder b = HttpIdempotency.builder(engine)
                 .methods(http.getMethods().toArray(new String[0]))
                 .routes(routes)
                 .principals(principals)
                 .keyRequired(route -> keyRequired)
                 .maxBodyBytes(properties.getMaxRequestBytes())
                 .execution(new SpringHandlerExecution(engine, transactional, observer, http.isTransactional(),
-                        transactionalRoutes))
-                .build();
+                        transactionalRoutes));
+        responseFilter.ifUnique(b::responseFilter);
+        return b.build();
     }
 
     /** Annotated controllers and functional endpoints; not static resources, which match everything. */

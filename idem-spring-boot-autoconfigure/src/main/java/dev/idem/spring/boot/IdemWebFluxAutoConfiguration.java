@@ -3,6 +3,7 @@ package dev.idem.spring.boot;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.http.HttpIdempotency;
 import dev.idem.http.PrincipalResolver;
+import dev.idem.http.ResponseFilter;
 import dev.idem.spring.CallObserver;
 import dev.idem.spring.IdemConfigurationException;
 import dev.idem.spring.IdempotencyExceptionHandler;
@@ -54,6 +55,7 @@ public class IdemWebFluxAutoConfiguration {
      * @param principals the scoping rule
      * @param handlerMappings WebFlux's handler mappings, looked up on the first request
      * @param observer the instrumentation, when available
+     * @param responseFilter what of a response is stored, if the application defines one
      * @return the configuration the filter applies
      * @throws IdemConfigurationException if a route is not a Spring path pattern, or the
      *     transactional mode is asked for (it runs blocking handlers only)
@@ -62,7 +64,7 @@ public class IdemWebFluxAutoConfiguration {
     @ConditionalOnMissingBean
     public HttpIdempotency httpIdempotency(IdempotencyEngine engine, IdemProperties properties,
             PrincipalResolver principals, ObjectProvider<HandlerMapping> handlerMappings,
-            ObjectProvider<CallObserver> observer) {
+            ObjectProvider<CallObserver> observer, ObjectProvider<ResponseFilter> responseFilter) {
         IdemProperties.Http http = properties.getHttp();
         if (http.isTransactional() || !http.getTransactionalRoutes().isEmpty()) {
             String property = "idem.http.transactional" + (http.isTransactional() ? "" : "-routes");
@@ -77,14 +79,15 @@ public class IdemWebFluxAutoConfiguration {
                 () -> handlerMappings.orderedStream().filter(IdemWebFluxAutoConfiguration::servesEndpoints)
                         .collect(Collectors.toList()));
         boolean keyRequired = http.isKeyRequired();
-        return HttpIdempotency.builder(engine)
+        HttpIdempotency.Builder b = HttpIdempotency.builder(engine)
                 .methods(http.getMethods().toArray(new String[0]))
                 .routes(routes)
                 .principals(principals)
                 .keyRequired(route -> keyRequired)
                 .maxBodyBytes(properties.getMaxRequestBytes())
-                .execution(new WebFluxHandlerExecution(engine, observer))
-                .build();
+                .execution(new WebFluxHandlerExecution(engine, observer));
+        responseFilter.ifUnique(b::responseFilter);
+        return b.build();
     }
 
     /** Annotated controllers and functional endpoints; not static resources, which match everything. */

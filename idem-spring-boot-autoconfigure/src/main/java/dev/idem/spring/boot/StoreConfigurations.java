@@ -9,6 +9,7 @@ import dev.idem.store.dynamodb.DynamoDbTables;
 import dev.idem.store.jdbc.JdbcDialect;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
+import dev.idem.store.redis.RedisScriptClient;
 import java.util.Locale;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -17,8 +18,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.transaction.PlatformTransactionManager;
-import redis.clients.jedis.UnifiedJedis;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /** One configuration per backend, each active only when its classes are present. */
@@ -76,11 +77,20 @@ final class StoreConfigurations {
         }
     }
 
+    /**
+     * The Redis store over the client the application already has, the first of: its own
+     * {@link RedisScriptClient} bean, a Jedis {@code UnifiedJedis} bean, a Lettuce
+     * {@code RedisClient} or {@code RedisClusterClient} bean, Spring Data Redis'
+     * {@code RedisConnectionFactory} (Lettuce or Jedis underneath). Each source is a bean of its
+     * own configuration, active only when its classes are present.
+     */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({RedisIdempotencyStore.class, UnifiedJedis.class})
+    @ConditionalOnClass(RedisIdempotencyStore.class)
+    @Import({RedisClients.Jedis.class, RedisClients.Lettuce.class, RedisClients.SpringData.class})
     static class Redis {
         @Bean
-        StoreCandidate idemRedisStoreCandidate(ObjectProvider<UnifiedJedis> clients, IdemProperties properties) {
+        StoreCandidate idemRedisStoreCandidate(ObjectProvider<RedisScriptClient> own,
+                ObjectProvider<RedisClients.Source> sources, IdemProperties properties) {
             return new StoreCandidate() {
                 @Override
                 public IdemProperties.StoreKind kind() {
@@ -89,13 +99,17 @@ final class StoreConfigurations {
 
                 @Override
                 public Optional<IdempotencyStore> create() {
-                    UnifiedJedis client = clients.getIfUnique();
-                    if (client == null) {
+                    RedisScriptClient scripts = own.getIfUnique();
+                    if (scripts == null) {
+                        scripts = sources.orderedStream().map(RedisClients.Source::scriptClient)
+                                .flatMap(Optional::stream).findFirst().orElse(null);
+                    }
+                    if (scripts == null) {
                         return Optional.empty();
                     }
                     IdemProperties.Redis p = properties.getStore().getRedis();
-                    // The client is the application's: the store never closes it.
-                    RedisIdempotencyStore.Builder b = RedisIdempotencyStore.builder(client).keyPrefix(p.getPrefix());
+                    // The client is the application's: the script client never closes it.
+                    RedisIdempotencyStore.Builder b = RedisIdempotencyStore.builder(scripts).keyPrefix(p.getPrefix());
                     if (p.getMaxOutcomeBytes() != null) {
                         b.maxOutcomeBytes(p.getMaxOutcomeBytes());
                     }

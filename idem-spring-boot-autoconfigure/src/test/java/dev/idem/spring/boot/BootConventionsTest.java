@@ -84,7 +84,8 @@ class BootConventionsTest {
             assertThat(ctx.getStartupFailure()).rootCause().isInstanceOf(StoreClientMissingException.class);
             FailureAnalysis analysis = new IdemFailureAnalyzer().analyze(ctx.getStartupFailure());
             assertThat(analysis).isNotNull();
-            assertThat(analysis.getDescription()).contains("idem.store.kind is 'redis'").contains("UnifiedJedis");
+            assertThat(analysis.getDescription()).contains("idem.store.kind is 'redis'").contains("RedisConnectionFactory")
+                    .contains("spring-boot-starter-data-redis");
             assertThat(analysis.getAction()).contains("dev.idem:idem-store-redis").contains("idem.store.kind");
         });
         // Spring Boot finds the analyzer where it looks for analyzers.

@@ -138,7 +138,7 @@ class IdemAutoConfigurationTest {
     void aNamedKindWithoutItsClientFailsStartupSayingWhatIsMissing() {
         runner.withPropertyValues("idem.store.kind=redis").run(ctx -> {
             assertThat(ctx).hasFailed();
-            assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("UnifiedJedis");
+            assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("RedisConnectionFactory");
         });
     }
 

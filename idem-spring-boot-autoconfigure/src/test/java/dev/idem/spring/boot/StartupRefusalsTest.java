@@ -14,6 +14,8 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.ApplicationContextAssertProvider;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.util.pattern.PatternParseException;
@@ -106,6 +108,15 @@ class StartupRefusalsTest {
                 .withPropertyValues("spring.datasource.url=jdbc:h2:mem:refusal2;DB_CLOSE_DELAY=-1",
                         "idem.store.kind=redis", "idem.http.transactional=true")
                 .run(context -> assertThat(report(context).getDescription()).contains("idem.http.transactional "));
+        // The same over Spring Data Redis' factory (Boot's default, Lettuce underneath), the client most
+        // Spring applications have.
+        new WebApplicationContextRunner().withConfiguration(IDEM).withConfiguration(JDBC)
+                .withBean(RedisConnectionFactory.class, () -> new LettuceConnectionFactory("127.0.0.1", 1))
+                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:refusal4;DB_CLOSE_DELAY=-1",
+                        "idem.store.kind=redis", "idem.http.transactional-routes=/payments")
+                .run(context -> assertThat(report(context).getDescription())
+                        .contains("idem.http.transactional-routes")
+                        .contains("the idempotency store is not the JDBC store"));
     }
 
     @Test

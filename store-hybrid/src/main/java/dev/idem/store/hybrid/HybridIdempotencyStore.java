@@ -15,6 +15,7 @@ import dev.idem.store.hybrid.internal.GateClock;
 import dev.idem.store.hybrid.internal.GateKeys;
 import dev.idem.store.hybrid.internal.GatedOperations;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.store.redis.RedisScriptClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +25,6 @@ import java.util.function.Function;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jspecify.annotations.Nullable;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * One {@link IdempotencyStore} made of two: Redis as a fast gate and a {@link JdbcIdempotencyStore}
@@ -54,7 +54,11 @@ import redis.clients.jedis.UnifiedJedis;
  * by any amount. Records answered by the gate carry the gate's clock (instants and
  * {@link ClaimResult#storeTime()} alike), records answered by the database the database's.
  *
- * <p>The store never closes the Redis client or the JDBC store it was given. Thread-safe.
+ * <p>The gate runs on any Redis client through a {@link RedisScriptClient}: Jedis
+ * ({@code JedisScriptClient.of(jedis)}), Lettuce ({@code LettuceScriptClient.of(redisClient)}) or
+ * Spring Data Redis ({@code SpringDataRedisScriptClient.of(connectionFactory)}). Closing the store
+ * closes that script client, which releases only what it opened itself; the application's Redis
+ * client and the JDBC store stay open. Thread-safe.
  */
 public final class HybridIdempotencyStore implements IdempotencyStore {
     /** The default prefix of gate records: apart from {@code RedisIdempotencyStore}'s {@code idem:}. */
@@ -62,6 +66,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 
     private final JdbcIdempotencyStore truth;
     private final GatedOperations ops;
+    private final Gate gate;
     private final Breaker breaker;
     private final String keyPrefix;
     private final boolean serverClock;
@@ -71,7 +76,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
         this.keyPrefix = b.keyPrefix;
         Events events = new Events(b.listener);
         GateClock clock = new GateClock(b.clock, b.ticker);
-        Gate gate = new Gate(b.gate, new GateKeys(b.keyPrefix), clock, b.margin.toMillis(), b.pendingTimeout.toMillis(),
+        this.gate = new Gate(b.gate, new GateKeys(b.keyPrefix), clock, b.margin.toMillis(), b.pendingTimeout.toMillis(),
                 b.clock == null ? 60_000 : 3_600_000, b.maxGateOutcomeBytes);
         this.breaker = new Breaker(b.ticker, b.retryInterval.toNanos(), events);
         this.ops = new GatedOperations(b.truth, gate, breaker, events, b.margin.toMillis(), b.ticker, b.sleeper);
@@ -81,11 +86,12 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
     /**
      * A builder for a store with {@code gate} in front of {@code truth}.
      *
-     * @param gate a standalone or cluster client; the store uses it but never closes it
+     * @param gate the Redis client, standalone or cluster, as a script client (closed with the store; it
+     *        never closes the application's own client)
      * @param truth the database store; never closed by this store
      * @return the builder
      */
-    public static Builder builder(UnifiedJedis gate, JdbcIdempotencyStore truth) {
+    public static Builder builder(RedisScriptClient gate, JdbcIdempotencyStore truth) {
         return new Builder(gate, truth);
     }
 
@@ -278,9 +284,10 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
         return !breaker.isDown();
     }
 
-    /** Closes neither the Redis client nor the JDBC store: both belong to the caller. */
+    /** Closes the gate's script client; neither the application's Redis client nor the JDBC store. */
     @Override
     public void close() {
+        gate.close();
     }
 
     @Override
@@ -291,7 +298,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 
     /** Validating builder: every setter rejects a bad value at once, naming it. */
     public static final class Builder {
-        private final UnifiedJedis gate;
+        private final RedisScriptClient gate;
         private final JdbcIdempotencyStore truth;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private Duration margin = Duration.ofMillis(100);
@@ -303,7 +310,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
         private Ticker ticker = Ticker.system();
         private Sleeper sleeper = Sleeper.system();
 
-        private Builder(UnifiedJedis gate, JdbcIdempotencyStore truth) {
+        private Builder(RedisScriptClient gate, JdbcIdempotencyStore truth) {
             this.gate = Objects.requireNonNull(gate, "gate");
             this.truth = Objects.requireNonNull(truth, "truth");
         }

@@ -11,6 +11,7 @@ import dev.idem.store.hybrid.HybridStoreEvent.Type;
 import dev.idem.store.hybrid.internal.GateKeys;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,7 +51,7 @@ class GateAnswersTest {
 
     private HybridIdempotencyStore hybrid(MutableClock gateClock, MutableClock dbClock) {
         JdbcIdempotencyStore truth = JdbcIdempotencyStore.builder(db.dataSource()).clock(dbClock).build();
-        return HybridIdempotencyStore.builder(REDIS, truth).clock(gateClock).listener(events).build();
+        return HybridIdempotencyStore.builder(JedisScriptClient.of(REDIS), truth).clock(gateClock).listener(events).build();
     }
 
     private IdempotencyKey key(String k) {

@@ -7,6 +7,7 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
 import dev.idem.store.hybrid.HybridStoreEvent.Type;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -43,7 +44,7 @@ class GateDegradationTest {
         redis = GateRedis.start(port);
         client = GateRedis.client(port, 300);
         db = new StatementCounter(Databases.POSTGRES.dataSource());
-        HybridIdempotencyStore store = HybridIdempotencyStore.builder(client,
+        HybridIdempotencyStore store = HybridIdempotencyStore.builder(JedisScriptClient.of(client),
                 JdbcIdempotencyStore.builder(db.dataSource()).build())
                 .retryInterval(Duration.ofMillis(50)).listener(events).build();
         engine = IdempotencyEngine.builder().store(store).lease(Duration.ofMinutes(1)).ttl(Duration.ofMinutes(10))
@@ -140,7 +141,7 @@ class GateDegradationTest {
 
     @Test
     void aListenerThatThrowsChangesNothing() {
-        HybridIdempotencyStore store = HybridIdempotencyStore.builder(client,
+        HybridIdempotencyStore store = HybridIdempotencyStore.builder(JedisScriptClient.of(client),
                 JdbcIdempotencyStore.builder(db.dataSource()).build()).listener(e -> {
                     throw new IllegalStateException("broken metrics");
                 }).build();

@@ -10,6 +10,7 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.InProgressPolicy;
 import dev.idem.store.hybrid.HybridStoreEvent.Type;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,7 +87,7 @@ class GateLossTest {
             clients.add(gate);
             JdbcIdempotencyStore truth = JdbcIdempotencyStore.builder(
                     i % 2 == 0 ? Databases.POSTGRES.dataSource() : Databases.POSTGRES.otherDataSource()).build();
-            HybridIdempotencyStore store = HybridIdempotencyStore.builder(gate, truth)
+            HybridIdempotencyStore store = HybridIdempotencyStore.builder(JedisScriptClient.of(gate), truth)
                     .retryInterval(Duration.ofMillis(20)).listener(events).build();
             // Leases far longer than the test: a second execution can only come from the store.
             engines.add(IdempotencyEngine.builder().store(store).lease(Duration.ofMinutes(5))

@@ -1,20 +1,27 @@
 package dev.idem.store.hybrid;
 
 import dev.idem.store.redis.EmbeddedRedis;
+import dev.idem.store.redis.RedisScriptClient;
+import dev.idem.store.redis.lettuce.LettuceScriptClient;
+import dev.idem.test.redis.EmbeddedRedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
 import java.util.List;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 import redis.embedded.RedisServer;
 
 /**
- * Real redis-server processes for the gate (Redis 6.2), started by store-redis' {@link EmbeddedRedis}:
- * no persistence, loopback only. The shared server and cluster are started once per JVM and killed
- * by embedded-redis' shutdown hook; tests that kill or pause Redis start their own.
+ * The gate's redis-server processes ({@link EmbeddedRedisServer}): the JVM's shared server, with
+ * two Jedis clients and two Lettuce connections on it, a three-master Redis Cluster (store-redis'
+ * {@link EmbeddedRedis}) with two Jedis clients, and servers of a test's own (tests that kill or
+ * pause Redis). The shared ones are made once per JVM, on first use.
  */
 final class GateRedis {
-    static final String HOST = EmbeddedRedis.HOST;
+    static final String HOST = EmbeddedRedisServer.HOST;
 
     private GateRedis() {
     }
@@ -24,30 +31,40 @@ final class GateRedis {
                 .build();
     }
 
-    static RedisClient client(int port, int socketTimeoutMillis) {
-        return RedisClient.builder().hostAndPort(HOST, port).clientConfig(clientConfig(socketTimeoutMillis)).build();
+    static redis.clients.jedis.RedisClient client(int port, int socketTimeoutMillis) {
+        return redis.clients.jedis.RedisClient.builder().hostAndPort(HOST, port)
+                .clientConfig(clientConfig(socketTimeoutMillis)).build();
     }
 
     static int freePort() {
-        return EmbeddedRedis.freePort();
+        return EmbeddedRedisServer.freePort();
     }
 
     /** A started server on {@code port} that {@link RedisServer#stop()} kills with SIGKILL (a crash). */
     static RedisServer start(int port) {
-        return EmbeddedRedis.server(port, false, true);
+        return EmbeddedRedisServer.start(port, true);
+    }
+
+    /**
+     * A gate through Lettuce on the shared server: a connection of the application's (String codec)
+     * that the script client never closes.
+     */
+    static RedisScriptClient lettuce(int which) {
+        return LettuceScriptClient.of(which == 0 ? Lettuce.A : Lettuce.B);
+    }
+
+    private static final class Lettuce {
+        static final RedisClient CLIENT = RedisClient.create(RedisURI.builder().withHost(HOST)
+                .withPort(Shared.PORT).withTimeout(Duration.ofSeconds(2)).build());
+        static final StatefulRedisConnection<String, String> A = CLIENT.connect();
+        static final StatefulRedisConnection<String, String> B = CLIENT.connect();
     }
 
     /** Two clients on the shared server (two "processes"), made once per JVM. */
     static final class Shared {
-        static final int PORT = freePort();
-        static final RedisClient A;
-        static final RedisClient B;
-
-        static {
-            start(PORT);
-            A = client(PORT, 2000);
-            B = client(PORT, 2000);
-        }
+        static final int PORT = EmbeddedRedisServer.shared();
+        static final redis.clients.jedis.RedisClient A = client(PORT, 2000);
+        static final redis.clients.jedis.RedisClient B = client(PORT, 2000);
 
         private Shared() {
         }
@@ -56,8 +73,8 @@ final class GateRedis {
     /** Two clients on a shared three-master Redis Cluster, made once per JVM on first use. */
     static final class Cluster {
         static final List<Integer> PORTS = EmbeddedRedis.startCluster(3);
-        static final RedisClusterClient A = EmbeddedRedis.clusterClient(PORTS);
-        static final RedisClusterClient B = EmbeddedRedis.clusterClient(PORTS);
+        static final UnifiedJedis A = EmbeddedRedis.clusterClient(PORTS);
+        static final UnifiedJedis B = EmbeddedRedis.clusterClient(PORTS);
 
         private Cluster() {
         }

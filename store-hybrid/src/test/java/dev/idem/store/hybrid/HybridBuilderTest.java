@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.RedisClient;
@@ -19,13 +20,13 @@ class HybridBuilderTest {
                     })).dialect(dev.idem.store.jdbc.JdbcDialect.POSTGRESQL).build();
 
     private HybridIdempotencyStore.Builder builder() {
-        return HybridIdempotencyStore.builder(UNUSED, truth);
+        return HybridIdempotencyStore.builder(JedisScriptClient.of(UNUSED), truth);
     }
 
     @Test
     void badSettingsAreRefusedWithTheirName() {
         assertThatThrownBy(() -> HybridIdempotencyStore.builder(null, truth)).hasMessageContaining("gate");
-        assertThatThrownBy(() -> HybridIdempotencyStore.builder(UNUSED, null)).hasMessageContaining("truth");
+        assertThatThrownBy(() -> HybridIdempotencyStore.builder(JedisScriptClient.of(UNUSED), null)).hasMessageContaining("truth");
         assertThatThrownBy(() -> builder().keyPrefix("a{b")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("keyPrefix");
         assertThatThrownBy(() -> builder().keyPrefix("x".repeat(65))).hasMessageContaining("64");

@@ -4,10 +4,11 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import dev.idem.store.tck.StoreFixture;
+import dev.idem.store.redis.RedisScriptClient;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.time.Duration;
 import java.time.Instant;
 import javax.sql.DataSource;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The kits' view of the hybrid store: two hybrid stores (two "processes"), each with its own
@@ -31,7 +32,9 @@ final class HybridFixture implements StoreFixture {
         /** The gate on a three-master Redis Cluster ({@link GateRedis.Cluster}). */
         CLUSTER_GATE,
         /** Complete and checkpoint in the caller's transaction ({@link TransactionalCompletions}). */
-        TRANSACTIONAL
+        TRANSACTIONAL,
+        /** The gate through Lettuce (a String-codec connection of the application's, RESP3). */
+        LETTUCE
     }
 
     private final MutableClock clock = new MutableClock(Instant.ofEpochMilli(System.currentTimeMillis()));
@@ -43,12 +46,18 @@ final class HybridFixture implements StoreFixture {
     }
 
     HybridFixture(Databases db, Variant variant) {
-        boolean cluster = variant == Variant.CLUSTER_GATE;
-        this.store = store(variant, cluster ? GateRedis.Cluster.A : GateRedis.Shared.A, db.dataSource(), 1);
-        this.other = store(variant, cluster ? GateRedis.Cluster.B : GateRedis.Shared.B, db.otherDataSource(), 2);
+        RedisScriptClient[] gates = switch (variant) {
+            case CLUSTER_GATE -> new RedisScriptClient[] {JedisScriptClient.of(GateRedis.Cluster.A),
+                    JedisScriptClient.of(GateRedis.Cluster.B)};
+            case LETTUCE -> new RedisScriptClient[] {GateRedis.lettuce(0), GateRedis.lettuce(1)};
+            default -> new RedisScriptClient[] {JedisScriptClient.of(GateRedis.Shared.A),
+                    JedisScriptClient.of(GateRedis.Shared.B)};
+        };
+        this.store = store(variant, gates[0], db.dataSource(), 1);
+        this.other = store(variant, gates[1], db.otherDataSource(), 2);
     }
 
-    private IdempotencyStore store(Variant variant, UnifiedJedis gate, DataSource db, long seed) {
+    private IdempotencyStore store(Variant variant, RedisScriptClient gate, DataSource db, long seed) {
         DataSource ds = variant == Variant.JITTERY ? StatementCounter.jittery(db, seed) : db;
         HybridIdempotencyStore hybrid = HybridIdempotencyStore.builder(gate,
                 JdbcIdempotencyStore.builder(ds).clock(clock).build()).clock(clock).build();

@@ -8,6 +8,7 @@ import dev.idem.api.store.ClaimResult.Status;
 import dev.idem.store.hybrid.HybridStoreEvent.Type;
 import dev.idem.store.hybrid.internal.GateKeys;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
@@ -52,7 +53,7 @@ class LateClaimScriptTest {
     }
 
     private HybridIdempotencyStore node(RedisClient gate, RecordingListener events) {
-        return HybridIdempotencyStore.builder(gate, JdbcIdempotencyStore.builder(Databases.POSTGRES.dataSource())
+        return HybridIdempotencyStore.builder(JedisScriptClient.of(gate), JdbcIdempotencyStore.builder(Databases.POSTGRES.dataSource())
                 .build()).listener(events).build();
     }
 

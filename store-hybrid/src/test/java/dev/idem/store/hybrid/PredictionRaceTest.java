@@ -9,6 +9,7 @@ import dev.idem.api.store.StoredRecord;
 import dev.idem.store.hybrid.internal.GateKeys;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
@@ -54,7 +55,7 @@ class PredictionRaceTest {
         HybridIdempotencyStore holder = store(GateRedis.Shared.A, blockingClaims(Databases.POSTGRES.dataSource()));
         RecordingListener events = new RecordingListener();
         StatementCounter db = new StatementCounter(Databases.POSTGRES.otherDataSource());
-        HybridIdempotencyStore other = HybridIdempotencyStore.builder(GateRedis.Shared.B,
+        HybridIdempotencyStore other = HybridIdempotencyStore.builder(JedisScriptClient.of(GateRedis.Shared.B),
                 JdbcIdempotencyStore.builder(db.dataSource()).clock(clock).build()).clock(clock).listener(events)
                 .build();
         IdempotencyKey k = IdempotencyKey.of("race-" + UUID.randomUUID(), "charge", "k");
@@ -189,8 +190,8 @@ class PredictionRaceTest {
 
     /** A hybrid store on {@code gate} and {@code db}, both on the test clock. */
     private HybridIdempotencyStore store(UnifiedJedis gate, DataSource db) {
-        return HybridIdempotencyStore.builder(gate, JdbcIdempotencyStore.builder(db).clock(clock).build()).clock(clock)
-                .build();
+        return HybridIdempotencyStore.builder(JedisScriptClient.of(gate), JdbcIdempotencyStore.builder(db).clock(clock)
+                .build()).clock(clock).build();
     }
 
     /** A DataSource whose first statement, once it has run, holds its caller until let go. */

@@ -12,6 +12,7 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -56,7 +57,7 @@ class TransactionalGateTest {
     void setUp() {
         db = new StatementCounter(Databases.POSTGRES.dataSource());
         JdbcIdempotencyStore truth = JdbcIdempotencyStore.builder(db.dataSource()).clock(clock).build();
-        store = HybridIdempotencyStore.builder(GateRedis.Shared.A, truth).clock(clock).build();
+        store = HybridIdempotencyStore.builder(JedisScriptClient.of(GateRedis.Shared.A), truth).clock(clock).build();
     }
 
     private IdempotencyKey key(String k) {

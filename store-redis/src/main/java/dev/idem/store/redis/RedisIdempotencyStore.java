@@ -7,12 +7,12 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
+import dev.idem.store.redis.internal.Await;
 import dev.idem.store.redis.internal.LuaScript;
 import dev.idem.store.redis.internal.RecordKeys;
 import dev.idem.store.redis.internal.Replies;
 import dev.idem.store.redis.internal.Replies.MalformedReplyException;
 import dev.idem.store.redis.internal.ReplicatedRunner;
-import dev.idem.store.redis.internal.ScriptRunner;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -20,12 +20,17 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import redis.clients.jedis.UnifiedJedis;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /**
- * An {@link IdempotencyStore} on Redis through a Jedis {@link UnifiedJedis} client, so
- * both a standalone client ({@code RedisClient}, {@code JedisPooled}) and a cluster client
- * ({@code RedisClusterClient}, {@code JedisCluster}) work.
+ * An {@link IdempotencyStore} on Redis, standalone or Redis Cluster, through whichever client the
+ * application has: {@code RedisIdempotencyStore.builder(JedisScriptClient.of(jedis))} for Jedis,
+ * {@code builder(LettuceScriptClient.of(redisClient))} for Lettuce,
+ * {@code builder(SpringDataRedisScriptClient.of(connectionFactory))} for Spring Data Redis (see
+ * {@link RedisScriptClient}). The scripts, the key layout and the reading of replies are this
+ * class's and the same over every client, so stores on different clients share one deployment.
  *
  * <p>Each record is one hash whose key carries a hash tag, so it lives on one cluster
  * slot. Every operation is one Lua script run with {@code EVALSHA} (one round trip; the
@@ -34,12 +39,15 @@ import redis.clients.jedis.UnifiedJedis;
  * server's clock ({@code TIME} inside the script; a test clock with {@link Builder#clock}),
  * and the script that writes a record also sets its Redis expiry, so Redis removes expired
  * records by itself ({@link #purgeExpired} returns 0). The record's creation time and step
- * journal ({@link #checkpoint}) are fields of the same hash.
+ * journal ({@link #checkpoint}) are fields of the same hash. Every script may run twice with the
+ * same arguments (a client that re-sends a command after a dropped connection) and answers the
+ * second run as it answered the first.
  *
- * <p>Client failures (refused connections, timeouts, server errors, replies the store
- * cannot read) throw {@link StoreUnavailableException}. Set short connect and socket
- * timeouts on the client: they bound every operation. The store never closes a client
- * passed to {@link #builder(UnifiedJedis)}. Instances are immutable and thread-safe.
+ * <p>Client failures (refused connections, timeouts, server errors, a closed client, replies
+ * the store cannot read) throw {@link StoreUnavailableException}. Set a short command timeout on
+ * the client: it bounds every operation. {@link #close()} closes the script client, which
+ * releases only what it opened itself, never the application's client. Instances are immutable
+ * and thread-safe.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
     /** The key prefix used unless {@link Builder#keyPrefix} sets another. */
@@ -51,26 +59,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** The longest lease or TTL accepted (about 100 years), so millisecond arithmetic stays exact. */
     public static final Duration MAX_DURATION = Duration.ofDays(36_500);
 
-    private final UnifiedJedis client;
-    private final boolean ownsClient;
+    private final RedisScriptClient scripts;
     private final String keyPrefix;
     private final RecordKeys keys;
-    private final ScriptRunner scripts;
     private final ReplicatedRunner replicated;
     private final int maxOutcomeBytes;
     private final int waitReplicas;
     private final Duration waitTimeout;
-    private final Clock clock;
-    /** claim.lua's last argument: whether a WAIT follows the script (it then covers records it only read). */
+    private final @Nullable Clock clock;
+    /** claim.lua's and complete.lua's last argument: whether a WAIT follows the script (it then covers records it only read). */
     private final byte[] waitFlag;
 
     private RedisIdempotencyStore(Builder b) {
-        this.client = b.client;
-        this.ownsClient = b.ownsClient;
+        this.scripts = b.scripts;
         this.keyPrefix = b.keyPrefix;
         this.keys = new RecordKeys(b.keyPrefix);
-        this.scripts = new ScriptRunner(b.client);
-        this.replicated = new ReplicatedRunner(scripts, b.waitReplicas, b.waitTimeout.toMillis());
+        this.replicated = new ReplicatedRunner(b.scripts, b.waitReplicas, b.waitTimeout.toMillis());
         this.maxOutcomeBytes = b.maxOutcomeBytes;
         this.waitReplicas = b.waitReplicas;
         this.waitTimeout = b.waitTimeout;
@@ -79,54 +83,68 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * A builder for a store on {@code client}, which the store uses but never closes.
+     * A builder for a store on {@code scripts}, which the store closes when it is closed.
      *
-     * @param client a standalone or cluster client
+     * @param scripts the client adapter, such as {@code JedisScriptClient.of(jedis)}
      * @return the builder
      */
-    public static Builder builder(UnifiedJedis client) {
-        return new Builder(client);
+    public static Builder builder(RedisScriptClient scripts) {
+        return new Builder(scripts);
     }
 
     /**
-     * A store on {@code client} with the default prefix and limits.
+     * A store on {@code scripts} with the default prefix and limits.
      *
-     * @param client a standalone or cluster client, never closed by the store
+     * @param scripts the client adapter, closed with the store
      * @return the store
      */
-    public static RedisIdempotencyStore create(UnifiedJedis client) {
-        return builder(client).build();
+    public static RedisIdempotencyStore create(RedisScriptClient scripts) {
+        return builder(scripts).build();
     }
+
+    // Each operation is written once, as a stage; the blocking methods wait for it (a stage of a
+    // blocking client has completed when it is returned). A non-blocking store contract can
+    // return these stages as they are.
 
     @Override
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
+            Duration ttl) {
+        return Await.result(claimAsync(key, fingerprint, fencingToken, lease, ttl));
+    }
+
+    CompletionStage<ClaimResult> claimAsync(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(fingerprint, "fingerprint");
         long leaseMillis = millis("lease", lease);
         long ttlMillis = millis("ttl", ttl);
         byte[] recordKey = keys.of(key);
-        ReplicatedRunner.Reply reply = replicated.run(LuaScript.CLAIM, recordKey,
-                List.of(fingerprint, text(fencingToken), text(leaseMillis), text(ttlMillis), now(), waitFlag));
-        ClaimResult result = claimResult(key, reply.value(), fingerprint, fencingToken);
-        if (result.claimed() && replicated.tooFew(reply)) {
-            // Only the primary holds the claim: a failover now could lose it and let a duplicate run the
-            // work as well. Give the key back, so the caller's retry can claim it again.
-            try {
-                scripts.run(LuaScript.RELEASE, recordKey, List.of(text(fencingToken), now()));
-            } catch (StoreUnavailableException e) {
-                // The claim then holds the key until its lease lapses, as a crashed holder's would.
-            }
-            throw replicated.failure("claim", reply, "; the claim was released again and the work did not start");
-        }
-        if (!result.claimed() && settles(result.record(), fingerprint) && replicated.tooFew(reply)) {
-            // A replay or a 422 the caller would keep for good, read from a record only the primary may
-            // hold (claim.lua made the WAIT cover it): a failover could still lose it and let a takeover
-            // store another outcome. Not answered until the replicas have it.
-            throw replicated.failure("the " + result.record().state() + " record this claim found,", reply,
-                    "; it is not answered from until the replicas have it (retry)");
-        }
-        return result;
+        return replicated.run(LuaScript.CLAIM, recordKey,
+                List.of(fingerprint, text(fencingToken), text(leaseMillis), text(ttlMillis), now(), waitFlag))
+                .thenCompose(reply -> {
+                    ClaimResult result = claimResult(key, reply.value(), fingerprint, fencingToken);
+                    if (!replicated.tooFew(reply)) {
+                        return CompletableFuture.completedStage(result);
+                    }
+                    if (!result.claimed()) {
+                        if (!settles(result.record(), fingerprint)) {
+                            return CompletableFuture.completedStage(result);
+                        }
+                        // A replay or a 422 the caller would keep for good, read from a record only the primary
+                        // may hold (claim.lua made the WAIT cover it): a failover could still lose it and let a
+                        // takeover store another outcome. Not answered until the replicas have it.
+                        throw replicated.failure("the " + result.record().state() + " record this claim found,",
+                                reply, "; it is not answered from until the replicas have it (retry)");
+                    }
+                    // Only the primary holds the claim: a failover now could lose it and let a duplicate run
+                    // the work as well. Give the key back, so the caller's retry can claim it again; if that
+                    // fails too, the claim holds the key until its lease lapses, as a crashed holder's would.
+                    return scripts.run(LuaScript.RELEASE, recordKey, List.of(text(fencingToken), now()))
+                            .handle((ignored, e) -> {
+                                throw replicated.failure("claim", reply,
+                                        "; the claim was released again and the work did not start");
+                            });
+                });
     }
 
     /** Whether an EXISTING answer is final for the caller: a replay, or another request's record (422). */
@@ -134,7 +152,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return record.state() == RecordState.COMPLETED || !record.hasFingerprint(fingerprint);
     }
 
-    private static ClaimResult claimResult(IdempotencyKey key, Object reply, byte[] fingerprint, long token) {
+    private static ClaimResult claimResult(IdempotencyKey key, @Nullable Object reply, byte[] fingerprint,
+            long token) {
         try {
             return Replies.claim(key, reply, fingerprint, token);
         } catch (MalformedReplyException | IllegalArgumentException e) {
@@ -144,6 +163,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
+        return Await.result(completeAsync(key, fencingToken, outcome, ttl));
+    }
+
+    CompletionStage<Boolean> completeAsync(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
         Objects.requireNonNull(key, "key");
         checkSize("outcome", outcome);
         long ttlMillis = millis("ttl", ttl);
@@ -154,26 +177,27 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** One script, fenced by the token; with {@link Builder#waitForReplicas} the replicas' acknowledgement too. */
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+        return Await.result(checkpointAsync(key, fencingToken, journal));
+    }
+
+    CompletionStage<Boolean> checkpointAsync(IdempotencyKey key, long fencingToken, byte[] journal) {
         Objects.requireNonNull(key, "key");
         checkSize("journal", journal);
         return fencedWrite(LuaScript.CHECKPOINT, "step journal", keys.of(key),
                 List.of(text(fencingToken), journal, now()));
     }
 
-    private boolean fencedWrite(LuaScript script, String what, byte[] recordKey, List<byte[]> args) {
-        ReplicatedRunner.Reply reply = replicated.run(script, recordKey, args);
-        boolean done;
-        try {
-            done = Replies.flag(reply.value(), script.name() + " reply");
-        } catch (MalformedReplyException e) {
-            throw unreadable(script, e);
-        }
-        if (done && replicated.tooFew(reply)) {
-            // The write is on the primary (a retry with this token returns true and a duplicate
-            // sees it), but a failover now could lose it.
-            throw replicated.failure(what, reply, "");
-        }
-        return done;
+    private CompletionStage<Boolean> fencedWrite(RedisScript script, String what, byte[] recordKey,
+            List<byte[]> args) {
+        return replicated.run(script, recordKey, args).thenApply(reply -> {
+            boolean done = flag(script, reply.value());
+            if (done && replicated.tooFew(reply)) {
+                // The write is on the primary (a retry with this token returns true and a duplicate
+                // sees it), but a failover now could lose it.
+                throw replicated.failure(what, reply, "");
+            }
+            return done;
+        });
     }
 
     private void checkSize(String what, byte[] bytes) {
@@ -186,46 +210,69 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(IdempotencyKey key, long fencingToken) {
+        return Await.result(releaseAsync(key, fencingToken));
+    }
+
+    CompletionStage<Boolean> releaseAsync(IdempotencyKey key, long fencingToken) {
         Objects.requireNonNull(key, "key");
-        Object reply = scripts.run(LuaScript.RELEASE, keys.of(key), List.of(text(fencingToken), now()));
+        return scripts.run(LuaScript.RELEASE, keys.of(key), List.of(text(fencingToken), now()))
+                .thenApply(reply -> flag(LuaScript.RELEASE, reply));
+    }
+
+    private static boolean flag(RedisScript script, @Nullable Object reply) {
         try {
-            return Replies.flag(reply, "release reply");
+            return Replies.flag(reply, script.name() + " reply");
         } catch (MalformedReplyException e) {
-            throw unreadable(LuaScript.RELEASE, e);
+            throw unreadable(script, e);
         }
     }
 
     @Override
     public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
+        return Await.result(extendLeaseAsync(key, fencingToken, lease));
+    }
+
+    CompletionStage<Optional<Instant>> extendLeaseAsync(IdempotencyKey key, long fencingToken, Duration lease) {
         Objects.requireNonNull(key, "key");
         long leaseMillis = millis("lease", lease);
-        ReplicatedRunner.Reply reply = replicated.run(LuaScript.EXTEND, keys.of(key),
-                List.of(text(fencingToken), text(leaseMillis), now()));
-        Optional<Instant> deadline;
+        return replicated.run(LuaScript.EXTEND, keys.of(key), List.of(text(fencingToken), text(leaseMillis), now()))
+                .thenApply(reply -> {
+                    Optional<Instant> deadline = deadline(reply.value());
+                    if (deadline.isPresent() && replicated.tooFew(reply)) {
+                        // A failover now could bring back the shorter lease, and a duplicate could take the key
+                        // over while this worker still runs: the worker must not count on the extension.
+                        throw replicated.failure("lease extension", reply, "");
+                    }
+                    return deadline;
+                });
+    }
+
+    private static Optional<Instant> deadline(@Nullable Object reply) {
         try {
-            List<?> list = Replies.list(reply.value(), 1, 2, "extendLease reply");
+            List<?> list = Replies.list(reply, 1, 2, "extendLease reply");
             boolean extended = Replies.flag(list.get(0), "extendLease status");
             if (extended != (list.size() == 2)) {
                 throw new MalformedReplyException("extendLease reply: status and length disagree");
             }
-            deadline = extended
+            return extended
                     ? Optional.of(Instant.ofEpochMilli(Replies.integer(list.get(1), "lease deadline")))
                     : Optional.empty();
         } catch (MalformedReplyException e) {
             throw unreadable(LuaScript.EXTEND, e);
         }
-        if (deadline.isPresent() && replicated.tooFew(reply)) {
-            // A failover now could bring back the shorter lease, and a duplicate could take the key over
-            // while this worker still runs: the worker must not count on the extension.
-            throw replicated.failure("lease extension", reply, "");
-        }
-        return deadline;
     }
 
     @Override
     public Optional<StoredRecord> find(IdempotencyKey key) {
+        return Await.result(findAsync(key));
+    }
+
+    CompletionStage<Optional<StoredRecord>> findAsync(IdempotencyKey key) {
         Objects.requireNonNull(key, "key");
-        Object reply = scripts.run(LuaScript.FIND, keys.of(key), List.of(now()));
+        return scripts.run(LuaScript.FIND, keys.of(key), List.of(now())).thenApply(reply -> record(key, reply));
+    }
+
+    private static Optional<StoredRecord> record(IdempotencyKey key, @Nullable Object reply) {
         try {
             List<?> list = Replies.list(reply, 1, 10, "find reply");
             Replies.integer(list.get(0), "server time");
@@ -256,18 +303,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return new StoreCapabilities(true, clock == null, maxOutcomeBytes);
     }
 
-    /** Closes the client only if this store created it (through {@link RedisStoreProvider}). */
+    /** Closes the script client: it releases what it opened itself, never a client the application passed to it. */
     @Override
     public void close() {
-        if (ownsClient) {
-            client.close();
-        }
+        scripts.close();
     }
 
     @Override
     public String toString() {
         return "RedisIdempotencyStore[prefix=" + keyPrefix + ", maxOutcomeBytes=" + maxOutcomeBytes
-                + (waitReplicas > 0 ? ", wait=" + waitReplicas + "/" + waitTimeout.toMillis() + "ms" : "") + "]";
+                + (waitReplicas > 0 ? ", wait=" + waitReplicas + "/" + waitTimeout.toMillis() + "ms" : "")
+                + ", client=" + scripts + "]";
     }
 
     static String checkKeyPrefix(String keyPrefix) {
@@ -328,26 +374,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return out;
     }
 
-    private static StoreUnavailableException unreadable(LuaScript script, RuntimeException e) {
+    private static StoreUnavailableException unreadable(RedisScript script, RuntimeException e) {
         return new StoreUnavailableException("unreadable reply from Redis " + script.name() + ": " + e.getMessage(),
                 e, false);
     }
 
     /**
      * Validating builder: every setter rejects a bad value at once, naming it. Only the
-     * client is required.
+     * script client is required.
      */
     public static final class Builder {
-        private final UnifiedJedis client;
-        private boolean ownsClient;
+        private final RedisScriptClient scripts;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private int maxOutcomeBytes = DEFAULT_MAX_OUTCOME_BYTES;
         private int waitReplicas;
         private Duration waitTimeout = Duration.ZERO;
-        private Clock clock;
+        private @Nullable Clock clock;
 
-        private Builder(UnifiedJedis client) {
-            this.client = Objects.requireNonNull(client, "client");
+        private Builder(RedisScriptClient scripts) {
+            this.scripts = Objects.requireNonNull(scripts, "scripts");
         }
 
         /**
@@ -390,7 +435,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
          * record instead: a replay or a 422 (a completed record, another request's record) fails the
          * same way until the replicas have the record, so no caller settles on a write a failover
          * could lose; a 409 (the same request in progress) never fails for it. Off by default;
-         * {@code replicas = 0} turns it off. The client's socket timeout must exceed {@code timeout}. {@code WAIT} is not
+         * {@code replicas = 0} turns it off. The client's command (socket) timeout must exceed
+         * {@code timeout}. {@code WAIT} is not
          * consensus: see the README for the window that remains.
          *
          * @param replicas how many replicas must acknowledge; 0 turns waiting off
@@ -427,12 +473,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
          */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /** Makes {@link RedisIdempotencyStore#close()} close the client: for clients the store's creator made. */
-        Builder ownsClient(boolean ownsClient) {
-            this.ownsClient = ownsClient;
             return this;
         }
 

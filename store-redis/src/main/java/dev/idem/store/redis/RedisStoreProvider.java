@@ -3,19 +3,12 @@ package dev.idem.store.redis;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreProvider;
+import dev.idem.store.redis.internal.ProvidedClients;
 import java.net.URI;
-import java.util.LinkedHashSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
-import java.util.Set;
-import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.SslOptions;
-import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.util.JedisURIHelper;
 
 /**
  * ServiceLoader entry (name {@code redis}): builds a Redis store, and the client it runs
@@ -26,13 +19,14 @@ import redis.clients.jedis.util.JedisURIHelper;
  *       {@code rediss://user:pass@host:6380};</li>
  *   <li>{@value #CLUSTER}: comma-separated {@code host:port} seed nodes of a cluster.</li>
  * </ul>
- * Optional: {@value #PREFIX} (the key prefix), {@value #TIMEOUT} (connect and socket timeout,
+ * Optional: {@value #PREFIX} (the key prefix), {@value #TIMEOUT} (connect and command timeout,
  * a duration such as {@code 2s}, default {@value #DEFAULT_TIMEOUT_MS} ms; the earlier
- * {@value #TIMEOUT_MS} in milliseconds is still read when it is absent) and
- * {@value #MAX_OUTCOME_BYTES}. Leases stay on the Redis server's clock: the engine's clock is
- * never handed to the store. The store owns the client
- * it created and closes it on {@link IdempotencyStore#close()}. Applications that already
- * have a Jedis client should pass it to {@link RedisIdempotencyStore#builder} instead.
+ * {@value #TIMEOUT_MS} in milliseconds is still read when it is absent),
+ * {@value #MAX_OUTCOME_BYTES} and {@value #CLIENT} ({@code jedis} or {@code lettuce}; by default
+ * Jedis if it is on the class path, else Lettuce). Leases stay on the Redis server's clock: the
+ * engine's clock is never handed to the store. The store owns the client it created and closes
+ * it on {@link IdempotencyStore#close()}. Applications that already have a client should pass it
+ * to {@link RedisIdempotencyStore#builder} through their client's {@link RedisScriptClient} instead.
  */
 public final class RedisStoreProvider implements StoreProvider {
     /** Property naming a standalone server URI. */
@@ -47,6 +41,8 @@ public final class RedisStoreProvider implements StoreProvider {
     public static final String TIMEOUT_MS = "idem.store.redis.timeout-ms";
     /** Property for the largest outcome or step journal, in bytes. */
     public static final String MAX_OUTCOME_BYTES = "idem.store.redis.max-outcome-bytes";
+    /** Property choosing the client library, {@code jedis} or {@code lettuce}, when both are on the class path. */
+    public static final String CLIENT = "idem.store.redis.client";
     /** The timeout used when {@value #TIMEOUT_MS} is not set. */
     public static final int DEFAULT_TIMEOUT_MS = 2000;
 
@@ -75,14 +71,36 @@ public final class RedisStoreProvider implements StoreProvider {
         // Validate every setting before a client (with its pool) exists, so a bad one leaks nothing.
         String prefix = context.property(PREFIX).map(RedisStoreProvider::prefix)
                 .orElse(RedisIdempotencyStore.DEFAULT_KEY_PREFIX);
-        UnifiedJedis client;
+        String library = context.property(CLIENT).map(v -> v.trim().toLowerCase(Locale.ROOT)).filter(v -> !v.isEmpty())
+                .orElseGet(RedisStoreProvider::libraryOnClassPath);
+        if (!library.equals("jedis") && !library.equals("lettuce")) {
+            throw new IllegalStateException(CLIENT + " must be jedis or lettuce but was '" + library + "'");
+        }
+        if (!ProvidedClients.present(library)) {
+            throw new IllegalStateException(CLIENT + " is " + library + " but " + ProvidedClients.artifact(library)
+                    + " is not on the class path");
+        }
+        URI standalone = uri.map(RedisStoreProvider::standalone).orElse(null);
+        List<URI> seeds = cluster.map(RedisStoreProvider::cluster).orElse(null);
+        RedisScriptClient client;
         try {
-            client = uri.isPresent() ? standalone(uri.get(), timeout) : cluster(cluster.get(), timeout);
-        } catch (JedisException e) {
+            client = standalone != null ? ProvidedClients.standalone(library, standalone, timeout)
+                    : ProvidedClients.cluster(library, seeds, timeout);
+        } catch (RuntimeException e) {
             throw new StoreUnavailableException("cannot connect the redis store: " + e.getMessage(), e, true);
         }
-        return RedisIdempotencyStore.builder(client).keyPrefix(prefix).maxOutcomeBytes(maxOutcome).ownsClient(true)
-                .build();
+        return RedisIdempotencyStore.builder(client).keyPrefix(prefix).maxOutcomeBytes(maxOutcome).build();
+    }
+
+    private static String libraryOnClassPath() {
+        if (ProvidedClients.present("jedis")) {
+            return "jedis";
+        }
+        if (ProvidedClients.present("lettuce")) {
+            return "lettuce";
+        }
+        throw new IllegalStateException("the redis store needs a Redis client on the class path: add "
+                + ProvidedClients.artifact("jedis") + " or " + ProvidedClients.artifact("lettuce"));
     }
 
     private static int timeoutMillis(java.time.Duration d) {
@@ -132,11 +150,7 @@ public final class RedisStoreProvider implements StoreProvider {
         }
     }
 
-    private static JedisClientConfig config(int timeout) {
-        return DefaultJedisClientConfig.builder().connectionTimeoutMillis(timeout).socketTimeoutMillis(timeout).build();
-    }
-
-    private static UnifiedJedis standalone(String value, int timeout) {
+    private static URI standalone(String value) {
         URI uri;
         try {
             uri = java.net.URI.create(value);
@@ -149,36 +163,30 @@ public final class RedisStoreProvider implements StoreProvider {
         if (uri.getHost() == null) {
             throw new IllegalStateException(URI + " has no host: '" + value + "'");
         }
-        int database;
-        try {
-            database = JedisURIHelper.getDBIndex(uri);
-        } catch (NumberFormatException e) {
-            throw new IllegalStateException(URI + " has a database that is not a number: '" + value + "'", e);
+        String path = uri.getPath() == null ? "" : uri.getPath();
+        String db = path.startsWith("/") ? path.substring(1) : path;
+        if (!db.isEmpty() && !db.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new IllegalStateException(URI + " has a database that is not a number: '" + value + "'");
         }
-        DefaultJedisClientConfig.Builder cfg = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(timeout).socketTimeoutMillis(timeout)
-                .user(JedisURIHelper.getUser(uri)).password(JedisURIHelper.getPassword(uri))
-                .database(database);
-        if (JedisURIHelper.isRedisSSLScheme(uri)) {
-            cfg.sslOptions(SslOptions.defaults());
-        }
-        return RedisClient.builder().hostAndPort(JedisURIHelper.getHostAndPort(uri)).clientConfig(cfg.build()).build();
+        return uri;
     }
 
-    private static UnifiedJedis cluster(String value, int timeout) {
-        Set<HostAndPort> nodes = new LinkedHashSet<>();
+    private static List<URI> cluster(String value) {
+        List<URI> nodes = new ArrayList<>();
         for (String part : value.split(",")) {
             String p = part.trim();
             int colon = p.lastIndexOf(':');
             if (colon <= 0 || colon == p.length() - 1) {
                 throw new IllegalStateException(CLUSTER + " must list host:port pairs but has '" + p + "'");
             }
+            int port;
             try {
-                nodes.add(new HostAndPort(p.substring(0, colon), Integer.parseInt(p.substring(colon + 1))));
+                port = Integer.parseInt(p.substring(colon + 1));
             } catch (NumberFormatException e) {
                 throw new IllegalStateException(CLUSTER + " has a port that is not a number: '" + p + "'", e);
             }
+            nodes.add(java.net.URI.create("redis://" + p.substring(0, colon) + ":" + port));
         }
-        return RedisClusterClient.builder().nodes(nodes).clientConfig(config(timeout)).build();
+        return nodes;
     }
 }

@@ -1,11 +1,11 @@
 package dev.idem.store.redis;
 
-import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 
-/** Two clients on the shared three-master cluster, made once per JVM. */
+/** Two Jedis clients on the shared three-master cluster, made once per JVM. */
 final class ClusterClients {
-    static final RedisClusterClient A = EmbeddedRedis.clusterClient(EmbeddedRedis.clusterPorts());
-    static final RedisClusterClient B = EmbeddedRedis.clusterClient(EmbeddedRedis.clusterPorts());
+    static final UnifiedJedis A = EmbeddedRedis.clusterClient(EmbeddedRedis.clusterPorts());
+    static final UnifiedJedis B = EmbeddedRedis.clusterClient(EmbeddedRedis.clusterPorts());
 
     private ClusterClients() {
     }

@@ -1,10 +1,6 @@
 package dev.idem.store.redis;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.idem.test.redis.EmbeddedRedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -14,19 +10,18 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
 import redis.embedded.RedisServer;
 
 /**
- * Real redis-server processes for the tests, from the binaries embedded-redis ships: no
- * persistence, loopback only, one temp dir per server. Servers shared by many test
- * classes are started once per JVM (lazy holders) and killed by embedded-redis' own
- * shutdown hook. Public, in this module's test jar, for store-hybrid's tests.
+ * The servers the Redis tests use, started by {@link EmbeddedRedisServer}: the JVM's shared
+ * standalone server, a three-master cluster shared the same way (slots assigned and nodes joined
+ * here, through Jedis), and servers of a test's own. Public, in this module's test jar, for
+ * store-hybrid's tests.
  */
 public final class EmbeddedRedis {
     /** The loopback address every server binds to. */
-    public static final String HOST = "127.0.0.1";
+    public static final String HOST = EmbeddedRedisServer.HOST;
     private static final Duration CLUSTER_READY = Duration.ofSeconds(30);
 
     private EmbeddedRedis() {
@@ -37,23 +32,25 @@ public final class EmbeddedRedis {
         return DefaultJedisClientConfig.builder().connectionTimeoutMillis(1000).socketTimeoutMillis(2000).build();
     }
 
-    static RedisClient client(int port) {
-        return RedisClient.builder().hostAndPort(HOST, port).clientConfig(clientConfig()).build();
+    /** A Jedis client for one server, of the kind the Jedis on the class path has. */
+    static UnifiedJedis client(int port) {
+        return JedisClients.standalone(new HostAndPort(HOST, port), clientConfig());
     }
 
-    public static RedisClusterClient clusterClient(List<Integer> ports) {
+    /** A Jedis cluster client, of the kind the Jedis on the class path has. */
+    public static UnifiedJedis clusterClient(List<Integer> ports) {
         Set<HostAndPort> seeds = new LinkedHashSet<>();
         ports.forEach(p -> seeds.add(new HostAndPort(HOST, p)));
-        return RedisClusterClient.builder().nodes(seeds).clientConfig(clientConfig()).maxAttempts(3).build();
+        return JedisClients.cluster(seeds, clientConfig());
+    }
+
+    /** A plain connection for what the tests do besides the store (SCRIPT FLUSH, PTTL, HSET, INFO). */
+    static Jedis admin(int port) {
+        return new Jedis(new HostAndPort(HOST, port), clientConfig());
     }
 
     public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return EmbeddedRedisServer.freePort();
     }
 
     /**
@@ -61,28 +58,13 @@ public final class EmbeddedRedis {
      * a SIGKILL, the closest thing to a crash.
      */
     public static RedisServer server(int port, boolean cluster, boolean forceStop, String... extraSettings) {
-        try {
-            Path dir = Files.createTempDirectory("idem-redis-" + port + "-");
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteRecursively(dir), "idem-redis-cleanup"));
-            var b = RedisServer.newRedisServer().port(port).bind(HOST)
-                    .setting("save \"\"")
-                    .setting("appendonly no")
-                    .setting("dir " + dir.toAbsolutePath())
-                    .onShutdownForceStop(forceStop);
-            if (cluster) {
-                b.setting("cluster-enabled yes")
-                        .setting("cluster-config-file " + dir.resolve("nodes.conf").toAbsolutePath())
-                        .setting("cluster-node-timeout 5000");
-            }
-            for (String s : extraSettings) {
-                b.setting(s);
-            }
-            RedisServer server = b.build();
-            server.start();
-            return server;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start redis-server on port " + port, e);
+        List<String> settings = new ArrayList<>(List.of(extraSettings));
+        if (cluster) {
+            settings.add("cluster-enabled yes");
+            settings.add("cluster-config-file nodes-" + port + ".conf");
+            settings.add("cluster-node-timeout 5000");
         }
+        return EmbeddedRedisServer.start(port, forceStop, settings.toArray(new String[0]));
     }
 
     /** The server shared by the standalone suites. */
@@ -96,11 +78,7 @@ public final class EmbeddedRedis {
     }
 
     private static final class Standalone {
-        static final int PORT = freePort();
-
-        static {
-            server(PORT, false, true);
-        }
+        static final int PORT = EmbeddedRedisServer.shared();
     }
 
     private static final class Cluster {
@@ -165,14 +143,6 @@ public final class EmbeddedRedis {
             }
         }
         throw new IllegalArgumentException("slot " + slot);
-    }
-
-    private static void deleteRecursively(Path dir) {
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // Best effort: it is a temp dir.
-        }
     }
 
     static void sleep(long millis) {

@@ -45,7 +45,7 @@ class RedisClusterLayoutTest {
 
     @Test
     void storesOnTheClusterReachEveryMaster() {
-        RedisIdempotencyStore store = RedisIdempotencyStore.create(ClusterClients.A);
+        RedisIdempotencyStore store = RedisIdempotencyStore.create(Client.LETTUCE.cluster(0));
         String scope = "layout-" + UUID.randomUUID();
         for (int i = 0; i < 30; i++) {
             IdempotencyKey k = IdempotencyKey.of(scope, "op", "k" + i);

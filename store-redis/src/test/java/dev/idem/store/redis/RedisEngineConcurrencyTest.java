@@ -24,63 +24,62 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import redis.clients.jedis.UnifiedJedis;
+import dev.idem.store.redis.jedis.JedisScriptClient;
+import dev.idem.store.redis.lettuce.LettuceScriptClient;
 
 /**
  * Many threads spread over several engines, each engine on its own Redis client (as
- * separate processes would be), send the same request under one key at once: the work
- * runs exactly once and every caller gets its result. The work holds its lease until every
+ * separate processes would be), Jedis and Lettuce side by side on one deployment, send the same
+ * request under one key at once: the work runs exactly once and every caller gets its result. The work holds its lease until every
  * other caller has actually seen the key in progress, so the duplicates really overlap.
  */
 @Timeout(120)
 class RedisEngineConcurrencyTest {
     private static final int THREADS = 24;
     private static final int ROUNDS = 3;
-    private static final List<UnifiedJedis> OWN_CLIENTS = new ArrayList<>();
+    private static final List<RedisScriptClient> OWN_CLIENTS = new ArrayList<>();
 
     @AfterAll
     static void closeClients() {
-        OWN_CLIENTS.forEach(UnifiedJedis::close);
+        OWN_CLIENTS.forEach(RedisScriptClient::close);
     }
 
     @Test
     void standaloneEnginesOnSeparateClientsRunTheWorkOnce() throws Exception {
-        List<UnifiedJedis> clients = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            clients.add(own(EmbeddedRedis.client(EmbeddedRedis.standalonePort())));
-        }
-        runRace(clients);
+        runRace(List.of(
+                own(Client.JEDIS.ownClient(EmbeddedRedis.standalonePort())),
+                own(Client.LETTUCE.ownClient(EmbeddedRedis.standalonePort())),
+                own(Client.JEDIS.ownClient(EmbeddedRedis.standalonePort()))));
     }
 
     @Test
     void clusterEnginesOnSeparateClientsRunTheWorkOnce() throws Exception {
-        List<UnifiedJedis> clients = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            clients.add(own(EmbeddedRedis.clusterClient(EmbeddedRedis.clusterPorts())));
-        }
-        runRace(clients);
+        runRace(List.of(
+                own(LettuceScriptClient.owning(LettuceClients.clusterClient(EmbeddedRedis.clusterPorts()))),
+                own(JedisScriptClient.owning(EmbeddedRedis.clusterClient(EmbeddedRedis.clusterPorts()))),
+                own(LettuceScriptClient.owning(LettuceClients.clusterClient(EmbeddedRedis.clusterPorts())))));
     }
 
-    private static UnifiedJedis own(UnifiedJedis c) {
+    private static RedisScriptClient own(RedisScriptClient c) {
         synchronized (OWN_CLIENTS) {
             OWN_CLIENTS.add(c);
         }
         return c;
     }
 
-    private void runRace(List<UnifiedJedis> clients) throws Exception {
+    private void runRace(List<RedisScriptClient> clients) throws Exception {
         String scope = "engine-" + UUID.randomUUID();
         for (int round = 0; round < ROUNDS; round++) {
             raceOnOneKey(clients, IdempotencyKey.of(scope, "charge", "order-" + round));
         }
     }
 
-    private void raceOnOneKey(List<UnifiedJedis> clients, IdempotencyKey key) throws Exception {
+    private void raceOnOneKey(List<RedisScriptClient> clients, IdempotencyKey key) throws Exception {
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch othersSawIt = new CountDownLatch(THREADS - 1);
         Set<Thread> conflicted = ConcurrentHashMap.newKeySet();
         List<IdempotencyEngine> engines = new ArrayList<>();
-        for (UnifiedJedis client : clients) {
+        for (RedisScriptClient client : clients) {
             engines.add(IdempotencyEngine.builder()
                     .store(RedisIdempotencyStore.create(client))
                     .lease(Duration.ofSeconds(20))

@@ -8,6 +8,7 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.ClaimResult.Status;
 import dev.idem.api.store.RecordState;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import dev.idem.store.tck.MutableClock;
 import java.io.IOException;
 import java.time.Duration;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 import redis.embedded.RedisServer;
 
 /**
@@ -43,8 +44,8 @@ class RedisFailoverTest {
     private RedisServer replica;
     private int primaryPort;
     private int replicaPort;
-    private RedisClient onPrimary;
-    private RedisClient onReplica;
+    private UnifiedJedis onPrimary;
+    private UnifiedJedis onReplica;
     private final String scope = "failover-" + UUID.randomUUID();
 
     @BeforeEach
@@ -99,7 +100,7 @@ class RedisFailoverTest {
 
     @Test
     void withoutWaitingAFailoverLosesAnAcknowledgedClaimAndAnAcknowledgedCompletion() {
-        RedisIdempotencyStore before = RedisIdempotencyStore.create(onPrimary);
+        RedisIdempotencyStore before = RedisIdempotencyStore.create(JedisScriptClient.of(onPrimary));
         IdempotencyKey settled = key("settled");
         before.claim(settled, fp(), 1, LEASE, TTL);
         assertThat(before.complete(settled, 1, new byte[] {9}, TTL)).isTrue();
@@ -113,7 +114,7 @@ class RedisFailoverTest {
                 .isEqualTo(Status.ACQUIRED);
         assertThat(before.complete(running, 2, new byte[] {7}, TTL)).as("acknowledged by the old primary").isTrue();
 
-        RedisIdempotencyStore after = RedisIdempotencyStore.create(onReplica);
+        RedisIdempotencyStore after = RedisIdempotencyStore.create(JedisScriptClient.of(onReplica));
         assertThat(after.claim(settled, fp(), 10, LEASE, TTL).record().outcome()).containsExactly(9);
         ClaimResult second = after.claim(claimed, fp(), 11, LEASE, TTL);
         assertThat(second.status()).as("the acknowledged claim is gone: the work runs a second time")
@@ -133,7 +134,7 @@ class RedisFailoverTest {
     @Test
     void withWaitingNoDuplicateIsAnsweredFromACompletionTheReplicasMissed() {
         MutableClock clock = new MutableClock(Instant.ofEpochMilli(System.currentTimeMillis()));
-        RedisIdempotencyStore before = RedisIdempotencyStore.builder(onPrimary).clock(clock)
+        RedisIdempotencyStore before = RedisIdempotencyStore.builder(JedisScriptClient.of(onPrimary)).clock(clock)
                 .waitForReplicas(1, Duration.ofMillis(300)).build();
         IdempotencyKey k = key("completed-on-the-old-primary");
         assertThat(before.claim(k, fp(), 1, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);
@@ -153,7 +154,8 @@ class RedisFailoverTest {
             answers.add("retry: " + e.getMessage());
         }
 
-        RedisIdempotencyStore after = RedisIdempotencyStore.builder(onReplica).clock(clock).build();
+        RedisIdempotencyStore after = RedisIdempotencyStore.builder(JedisScriptClient.of(onReplica)).clock(clock)
+                .build();
         clock.advance(LEASE);
         assertThat(after.claim(k, fp(), 3, LEASE, TTL).status()).as("the holder's lease lapsed on the new primary")
                 .isEqualTo(Status.TAKEN_OVER);
@@ -166,7 +168,7 @@ class RedisFailoverTest {
 
     @Test
     void waitingForTheReplicaTurnsEveryWriteItMissedIntoAFailureTheCallerSees() {
-        RedisIdempotencyStore before = RedisIdempotencyStore.builder(onPrimary)
+        RedisIdempotencyStore before = RedisIdempotencyStore.builder(JedisScriptClient.of(onPrimary))
                 .waitForReplicas(1, Duration.ofMillis(300)).build();
         IdempotencyKey settled = key("settled");
         before.claim(settled, fp(), 1, LEASE, TTL);
@@ -190,10 +192,10 @@ class RedisFailoverTest {
         assertThatThrownBy(() -> before.claim(settled, fp(), 4, LEASE, TTL))
                 .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
         // A duplicate of work in progress gets its 409 without waiting: it settles nothing.
-        RedisIdempotencyStore.create(onPrimary).claim(key("busy"), fp(), 5, LEASE, TTL);
+        RedisIdempotencyStore.create(JedisScriptClient.of(onPrimary)).claim(key("busy"), fp(), 5, LEASE, TTL);
         assertThat(before.claim(key("busy"), fp(), 6, LEASE, TTL).status()).isEqualTo(Status.EXISTING);
 
-        RedisIdempotencyStore after = RedisIdempotencyStore.create(onReplica);
+        RedisIdempotencyStore after = RedisIdempotencyStore.create(JedisScriptClient.of(onReplica));
         assertThat(after.claim(settled, fp(), 10, LEASE, TTL).record().outcome()).containsExactly(9);
         // The key whose claim failed is free: its one execution starts now, under the new primary.
         assertThat(after.claim(claimed, fp(), 11, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);

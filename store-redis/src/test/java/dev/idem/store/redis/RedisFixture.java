@@ -5,7 +5,6 @@ import dev.idem.store.tck.MutableClock;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
 import java.time.Instant;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The test kit's view of a Redis store: two stores on two separate clients (two
@@ -19,9 +18,14 @@ final class RedisFixture implements StoreFixture {
     private final IdempotencyStore store;
     private final IdempotencyStore other;
 
-    RedisFixture(UnifiedJedis client, UnifiedJedis otherClient) {
+    RedisFixture(RedisScriptClient client, RedisScriptClient otherClient) {
         this.store = RedisIdempotencyStore.builder(client).clock(clock).build();
         this.other = RedisIdempotencyStore.builder(otherClient).clock(clock).build();
+    }
+
+    /** Two stores through {@code client}'s library, on the shared cluster or standalone server. */
+    RedisFixture(Client client, boolean cluster) {
+        this(client.on(cluster, 0), client.on(cluster, 1));
     }
 
     @Override
@@ -42,5 +46,11 @@ final class RedisFixture implements StoreFixture {
     @Override
     public boolean clockIsSimulated() {
         return true;
+    }
+
+    @Override
+    public void close() {
+        store.close();
+        other.close();
     }
 }

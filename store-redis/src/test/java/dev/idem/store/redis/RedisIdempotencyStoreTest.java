@@ -10,6 +10,8 @@ import dev.idem.api.store.ClaimResult.Status;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.store.redis.internal.RecordKeys;
+import dev.idem.store.redis.jedis.JedisScriptClient;
+import dev.idem.store.redis.lettuce.LettuceScriptClient;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.SocketTimeoutException;
@@ -17,21 +19,37 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.UnifiedJedis;
 
-/** What the Redis store adds to the shared contract, on the shared standalone server. */
+/**
+ * What the Redis store adds to the shared contract, on the shared standalone server, through each
+ * client library; the server's side is read and changed through a separate admin connection.
+ */
 @Timeout(60)
 class RedisIdempotencyStoreTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final Duration TTL = Duration.ofMinutes(10);
     private static final byte[] FP = "fp".getBytes(StandardCharsets.UTF_8);
 
-    private final RedisClient redis = StandaloneClients.A;
-    private final RedisIdempotencyStore store = RedisIdempotencyStore.create(redis);
+    private final Jedis redis = EmbeddedRedis.admin(EmbeddedRedis.standalonePort());
     private final String scope = "store-" + UUID.randomUUID();
+
+    @AfterEach
+    void closeAdmin() {
+        redis.close();
+    }
+
+    private static RedisIdempotencyStore store(Client client) {
+        return RedisIdempotencyStore.create(client.standalone(0));
+    }
 
     private IdempotencyKey key(String token) {
         return IdempotencyKey.of(scope, "op", token);
@@ -41,8 +59,10 @@ class RedisIdempotencyStoreTest {
         return new RecordKeys(prefix).of(k);
     }
 
-    @Test
-    void everyRecordCarriesARedisExpiryFromTheScriptThatWroteIt() {
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void everyRecordCarriesARedisExpiryFromTheScriptThatWroteIt(Client client) {
+        RedisIdempotencyStore store = store(client);
         IdempotencyKey k = key("ttl");
         byte[] rk = recordKey(RedisIdempotencyStore.DEFAULT_KEY_PREFIX, k);
         store.claim(k, FP, 1, LEASE, TTL);
@@ -59,8 +79,10 @@ class RedisIdempotencyStoreTest {
                 .isGreaterThan(TTL.toMillis());
     }
 
-    @Test
-    void scriptsAreReloadedAfterTheServerForgetsThem() {
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void scriptsAreReloadedAfterTheServerForgetsThem(Client client) {
+        RedisIdempotencyStore store = store(client);
         IdempotencyKey k = key("noscript");
         redis.scriptFlush();
         assertThat(store.claim(k, FP, 7, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);
@@ -74,8 +96,10 @@ class RedisIdempotencyStoreTest {
         assertThat(store.extendLease(k, 7, LEASE)).isEmpty();
     }
 
-    @Test
-    void aRetriedClaimWithTheSameTokenGetsItsOwnWinBack() {
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void aRetriedClaimWithTheSameTokenGetsItsOwnWinBack(Client client) {
+        RedisIdempotencyStore store = store(client);
         // A client that retries after a lost reply re-sends the same token; it must not be
         // told that its own record is someone else's request in progress.
         IdempotencyKey k = key("retry");
@@ -87,8 +111,10 @@ class RedisIdempotencyStoreTest {
         assertThat(store.claim(k, FP, 100, LEASE, TTL).status()).isEqualTo(Status.EXISTING);
     }
 
-    @Test
-    void aCorruptRecordIsAnErrorNeverAbsent() {
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void aCorruptRecordIsAnErrorNeverAbsent(Client client) {
+        RedisIdempotencyStore store = store(client);
         IdempotencyKey k = key("corrupt");
         byte[] rk = recordKey(RedisIdempotencyStore.DEFAULT_KEY_PREFIX, k);
         redis.hset(rk, "s".getBytes(StandardCharsets.UTF_8), "I".getBytes(StandardCharsets.UTF_8));
@@ -106,8 +132,10 @@ class RedisIdempotencyStoreTest {
         assertThat(redis.hgetAll(rk)).hasSize(1);
     }
 
-    @Test
-    void aBadStateLetterOrNumberIsAnUnreadableReply() {
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void aBadStateLetterOrNumberIsAnUnreadableReply(Client client) {
+        RedisIdempotencyStore store = store(client);
         IdempotencyKey k = key("badstate");
         byte[] rk = recordKey(RedisIdempotencyStore.DEFAULT_KEY_PREFIX, k);
         store.claim(k, FP, 1, LEASE, TTL);
@@ -116,8 +144,10 @@ class RedisIdempotencyStoreTest {
                 .hasMessageContaining("record token");
     }
 
-    @Test
-    void aKeyHoldingAnotherTypeIsAnError() {
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void aKeyHoldingAnotherTypeIsAnError(Client client) {
+        RedisIdempotencyStore store = store(client);
         IdempotencyKey k = key("wrongtype");
         byte[] rk = recordKey(RedisIdempotencyStore.DEFAULT_KEY_PREFIX, k);
         redis.set(rk, "someone else's string".getBytes(StandardCharsets.UTF_8));
@@ -127,10 +157,10 @@ class RedisIdempotencyStoreTest {
         assertThatThrownBy(() -> store.find(k)).isInstanceOf(StoreUnavailableException.class);
     }
 
-    @Test
-    void anUnreachableServerIsARetryableStoreFailure() {
-        try (RedisClient nowhere = EmbeddedRedis.client(EmbeddedRedis.freePort())) {
-            IdempotencyStore s = RedisIdempotencyStore.create(nowhere);
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void anUnreachableServerIsARetryableStoreFailure(Client client) {
+        try (IdempotencyStore s = RedisIdempotencyStore.create(client.ownClient(EmbeddedRedis.freePort()))) {
             assertThatThrownBy(() -> s.claim(key("down"), FP, 1, LEASE, TTL))
                     .isInstanceOf(StoreUnavailableException.class)
                     .satisfies(e -> assertThat(((StoreUnavailableException) e).retryable()).isTrue());
@@ -142,11 +172,10 @@ class RedisIdempotencyStoreTest {
     void aServerThatNeverAnswersTimesOutIntoARetryableStoreFailure() throws Exception {
         // The kernel completes the handshake into the backlog; nothing ever reads or replies.
         try (ServerSocket blackHole = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-                RedisClient silent = RedisClient.builder().hostAndPort(EmbeddedRedis.HOST, blackHole.getLocalPort())
-                        .clientConfig(DefaultJedisClientConfig.builder().connectionTimeoutMillis(300)
-                                .socketTimeoutMillis(300).build())
-                        .build()) {
-            IdempotencyStore s = RedisIdempotencyStore.create(silent);
+                UnifiedJedis silent = JedisClients.standalone(new HostAndPort(EmbeddedRedis.HOST,
+                        blackHole.getLocalPort()), DefaultJedisClientConfig.builder().connectionTimeoutMillis(300)
+                        .socketTimeoutMillis(300).build())) {
+            IdempotencyStore s = RedisIdempotencyStore.create(JedisScriptClient.of(silent));
             assertThatThrownBy(() -> s.claim(key("silent"), FP, 1, LEASE, TTL))
                     .isInstanceOf(StoreUnavailableException.class)
                     .satisfies(e -> assertThat(((StoreUnavailableException) e).retryable()).isTrue())
@@ -154,10 +183,12 @@ class RedisIdempotencyStoreTest {
         }
     }
 
-    @Test
-    void theKeyPrefixSeparatesStoresOnOneServer() {
-        RedisIdempotencyStore tenantA = RedisIdempotencyStore.builder(redis).keyPrefix("app-a:").build();
-        RedisIdempotencyStore tenantB = RedisIdempotencyStore.builder(redis).keyPrefix("app-b:").build();
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void theKeyPrefixSeparatesStoresOnOneServer(Client client) {
+        RedisIdempotencyStore store = store(client);
+        RedisIdempotencyStore tenantA = RedisIdempotencyStore.builder(client.standalone(0)).keyPrefix("app-a:").build();
+        RedisIdempotencyStore tenantB = RedisIdempotencyStore.builder(client.standalone(1)).keyPrefix("app-b:").build();
         IdempotencyKey k = key("shared");
         assertThat(tenantA.claim(k, FP, 1, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);
         assertThat(tenantB.claim(k, FP, 2, LEASE, TTL).status()).isEqualTo(Status.ACQUIRED);
@@ -166,8 +197,10 @@ class RedisIdempotencyStoreTest {
         assertThat(new String(recordKey("app-a:", k), StandardCharsets.UTF_8)).startsWith("app-a:{");
     }
 
-    @Test
-    void badArgumentsAreRejectedAndNothingIsStored() {
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void badArgumentsAreRejectedAndNothingIsStored(Client client) {
+        RedisIdempotencyStore store = store(client);
         IdempotencyKey k = key("bad");
         assertThatThrownBy(() -> store.claim(k, null, 1, LEASE, TTL)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("fingerprint");
@@ -179,7 +212,7 @@ class RedisIdempotencyStoreTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
         assertThat(store.find(k)).isEmpty();
 
-        RedisIdempotencyStore small = RedisIdempotencyStore.builder(redis).maxOutcomeBytes(4).build();
+        RedisIdempotencyStore small = RedisIdempotencyStore.builder(client.standalone(0)).maxOutcomeBytes(4).build();
         small.claim(k, FP, 1, LEASE, TTL);
         assertThatThrownBy(() -> small.complete(k, 1, new byte[5], TTL))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("5 bytes");
@@ -191,7 +224,7 @@ class RedisIdempotencyStoreTest {
 
     @Test
     void theBuilderRejectsBadSettingsAtOnce() {
-        var b = RedisIdempotencyStore.builder(redis);
+        var b = RedisIdempotencyStore.builder(Client.JEDIS.standalone(0));
         assertThatThrownBy(() -> RedisIdempotencyStore.builder(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> b.keyPrefix("app{1}:")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("app{1}:");
@@ -204,8 +237,10 @@ class RedisIdempotencyStoreTest {
         assertThatThrownBy(() -> b.waitForReplicas(1, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
     }
 
-    @Test
-    void capabilitiesSayServerClockAndNativeExpiry() {
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void capabilitiesSayServerClockAndNativeExpiry(Client client) {
+        RedisIdempotencyStore store = store(client);
         assertThat(store.capabilities().serverClock()).isTrue();
         assertThat(store.capabilities().nativeExpiry()).isTrue();
         assertThat(store.capabilities().maxOutcomeBytes()).isEqualTo(RedisIdempotencyStore.DEFAULT_MAX_OUTCOME_BYTES);
@@ -214,7 +249,14 @@ class RedisIdempotencyStoreTest {
 
     @Test
     void closingTheStoreLeavesTheUsersClientOpen() {
-        RedisIdempotencyStore.create(redis).close();
-        assertThat(redis.ping()).isEqualTo("PONG");
+        RedisIdempotencyStore.create(JedisScriptClient.of(StandaloneClients.A)).close();
+        assertThat(StandaloneClients.A.ping()).isEqualTo("PONG");
+        RedisIdempotencyStore.create(LettuceScriptClient.of(LettuceClients.Standalone.A)).close();
+        assertThat(LettuceClients.Standalone.A.sync().ping()).isEqualTo("PONG");
+        RedisIdempotencyStore onOwnConnection = RedisIdempotencyStore.create(
+                LettuceScriptClient.of(LettuceClients.Standalone.CLIENT));
+        assertThat(onOwnConnection.claim(key("own"), FP, 1, LEASE, TTL).claimed()).isTrue();
+        onOwnConnection.close();
+        assertThat(LettuceClients.Standalone.CLIENT.connect().sync().ping()).isEqualTo("PONG");
     }
 }

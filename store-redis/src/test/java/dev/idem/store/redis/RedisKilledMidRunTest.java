@@ -20,21 +20,23 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import redis.clients.jedis.RedisClient;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import redis.embedded.RedisServer;
 
 /**
  * A redis-server killed (SIGKILL) while the engine is in use: calls fail fast with
  * {@link StoreUnavailableException} and the work does not run; after the server comes
- * back on the same port the engine carries on through the same client. Each test owns its
- * server, so killing it disturbs no other test.
+ * back on the same port the engine carries on through the same client (a Jedis pool replaces
+ * its broken connections; Lettuce reconnects by itself). Each test owns its server, so killing
+ * it disturbs no other test.
  */
 @Timeout(120)
 class RedisKilledMidRunTest {
     private static final Duration RECOVERY = Duration.ofSeconds(20);
 
     private RedisServer server;
-    private RedisClient client;
+    private RedisScriptClient client;
 
     @AfterEach
     void stop() throws IOException {
@@ -46,12 +48,12 @@ class RedisKilledMidRunTest {
         }
     }
 
-    private IdempotencyEngine engineOn(boolean appendOnlyAlways) {
+    private IdempotencyEngine engineOn(boolean appendOnlyAlways, Client kind) {
         int port = EmbeddedRedis.freePort();
         server = appendOnlyAlways
                 ? EmbeddedRedis.server(port, false, true, "appendonly yes", "appendfsync always")
                 : EmbeddedRedis.server(port, false, true);
-        client = EmbeddedRedis.client(port);
+        client = kind.ownClient(port);
         return IdempotencyEngine.builder()
                 .store(RedisIdempotencyStore.create(client))
                 .lease(Duration.ofSeconds(30))
@@ -63,9 +65,10 @@ class RedisKilledMidRunTest {
         return IdempotencyKey.of("killed-" + UUID.randomUUID(), "charge", token);
     }
 
-    @Test
-    void killedServerFailsCallsWithoutRunningTheWorkAndTheEngineCarriesOnAfterRestart() throws Exception {
-        IdempotencyEngine engine = engineOn(true);
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void killedServerFailsCallsWithoutRunningTheWorkAndTheEngineCarriesOnAfterRestart(Client kind) throws Exception {
+        IdempotencyEngine engine = engineOn(true, kind);
         AtomicInteger firstRuns = new AtomicInteger();
         AtomicInteger secondRuns = new AtomicInteger();
         IdempotencyKey first = key("k1");
@@ -101,9 +104,10 @@ class RedisKilledMidRunTest {
         assertThat(firstRuns).hasValue(1);
     }
 
-    @Test
-    void serverKilledWhileTheWorkRunsNeverLetsADuplicateRunIt() throws Exception {
-        IdempotencyEngine engine = engineOn(true);
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void serverKilledWhileTheWorkRunsNeverLetsADuplicateRunIt(Client kind) throws Exception {
+        IdempotencyEngine engine = engineOn(true, kind);
         IdempotencyKey k = key("k3");
         Map<String, Object> request = Map.of("amount", 5);
         AtomicInteger runs = new AtomicInteger();
@@ -141,7 +145,7 @@ class RedisKilledMidRunTest {
     @Test
     void restartWithoutPersistenceForgetsStoredOutcomes() throws Exception {
         // Characterizes the durability caveat the README documents: no AOF, no RDB, no replica.
-        IdempotencyEngine engine = engineOn(false);
+        IdempotencyEngine engine = engineOn(false, Client.JEDIS);
         IdempotencyKey k = key("k4");
         AtomicInteger runs = new AtomicInteger();
         engine.execute(k, Map.of("r", 1), String.class, ctx -> "run-" + runs.incrementAndGet());
@@ -157,9 +161,10 @@ class RedisKilledMidRunTest {
 
     /**
      * Repeats {@code call} while it fails with {@link StoreUnavailableException} (pooled
-     * connections broken by the kill are discarded one failure at a time), bounded.
+     * connections broken by a kill are discarded one failure at a time, a cluster client works off
+     * an old view of the slots), bounded.
      */
-    private static <T> T untilReachable(Supplier<T> call) throws InterruptedException {
+    static <T> T untilReachable(Supplier<T> call) throws InterruptedException {
         long deadline = System.nanoTime() + RECOVERY.toNanos();
         while (true) {
             try {

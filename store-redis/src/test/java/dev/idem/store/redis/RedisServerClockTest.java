@@ -29,7 +29,7 @@ class RedisServerClockTest {
     void aJvmClockTenMinutesAheadCannotTakeOverALiveLeaseUnlessTheStoreIsGivenIt() {
         IdempotencyKey key = IdempotencyKey.of("clock-" + UUID.randomUUID(), "op", "k");
         Clock skewed = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10));
-        RedisIdempotencyStore honest = RedisIdempotencyStore.create(StandaloneClients.A);
+        RedisIdempotencyStore honest = RedisIdempotencyStore.create(Client.JEDIS.standalone(0));
         assertThat(honest.claim(key, FP, 1, LEASE, TTL).claimed()).isTrue();
         assertThat(honest.capabilities().serverClock()).isTrue();
 
@@ -48,7 +48,7 @@ class RedisServerClockTest {
             assertThat(provided.capabilities().serverClock()).isTrue();
         }
 
-        RedisIdempotencyStore onSkewedClock = RedisIdempotencyStore.builder(StandaloneClients.B).clock(skewed).build();
+        RedisIdempotencyStore onSkewedClock = RedisIdempotencyStore.builder(Client.LETTUCE.standalone(1)).clock(skewed).build();
         assertThat(onSkewedClock.capabilities().serverClock()).isFalse();
         assertThat(onSkewedClock.claim(key, FP, 3, LEASE, TTL).status()).isEqualTo(Status.TAKEN_OVER);
     }

@@ -57,6 +57,7 @@ class RedisStoreProviderTest {
                 .build();
         try (IdempotencyStore store = engine.store()) {
             assertThat(store).isInstanceOf(RedisIdempotencyStore.class);
+            assertThat(store.toString()).contains("Jedis");
             IdempotencyKey k = key();
             Result<String> first = engine.execute(k, Map.of("a", 1), String.class, ctx -> "once");
             Result<String> again = engine.execute(k, Map.of("a", 1), String.class, ctx -> "twice");
@@ -72,12 +73,38 @@ class RedisStoreProviderTest {
         String seeds = EmbeddedRedis.clusterPorts().stream().map(p -> "127.0.0.1:" + p)
                 .collect(Collectors.joining(","));
         try (IdempotencyStore store = new RedisStoreProvider().create(context(Map.of(RedisStoreProvider.CLUSTER, seeds,
-                RedisStoreProvider.TIMEOUT, "1500ms")))) {
+                RedisStoreProvider.TIMEOUT, "5000ms")))) {
             IdempotencyKey k = key();
             assertThat(store.claim(k, new byte[] {1}, 5, Duration.ofSeconds(10), Duration.ofMinutes(1)).status())
                     .isEqualTo(Status.ACQUIRED);
             assertThat(store.complete(k, 5, new byte[] {2}, Duration.ofMinutes(1))).isTrue();
         }
+    }
+
+    @Test
+    void lettuceIsUsedWhenChosenForAServerOrACluster() {
+        String seeds = EmbeddedRedis.clusterPorts().stream().map(p -> "127.0.0.1:" + p)
+                .collect(Collectors.joining(","));
+        for (Map<String, String> target : List.of(
+                Map.of(RedisStoreProvider.URI, "redis://127.0.0.1:" + EmbeddedRedis.standalonePort() + "/0"),
+                Map.of(RedisStoreProvider.CLUSTER, seeds))) {
+            Map<String, String> properties = new HashMap<>(target);
+            properties.put(RedisStoreProvider.CLIENT, "lettuce");
+            // Lettuce's connect handshake is bounded by this timeout too (default 2 s): give a loaded
+            // machine room.
+            properties.put(RedisStoreProvider.TIMEOUT, "10s");
+            try (IdempotencyStore store = new RedisStoreProvider().create(context(properties))) {
+                assertThat(store.toString()).contains("Lettuce");
+                IdempotencyKey k = key();
+                assertThat(store.claim(k, new byte[] {1}, 5, Duration.ofSeconds(10), Duration.ofMinutes(1)).status())
+                        .isEqualTo(Status.ACQUIRED);
+                assertThat(store.complete(k, 5, new byte[] {2}, Duration.ofMinutes(1))).isTrue();
+            }
+        }
+        assertThatThrownBy(() -> new RedisStoreProvider().create(context(Map.of(RedisStoreProvider.URI,
+                "redis://127.0.0.1:1", RedisStoreProvider.CLIENT, "redisson"))))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining(RedisStoreProvider.CLIENT)
+                .hasMessageContaining("redisson");
     }
 
     @Test

@@ -6,27 +6,77 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.RecordState;
-import java.io.IOException;
+import dev.idem.store.redis.spring.SpringDataRedisScriptClient;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import redis.clients.jedis.HostAndPort;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.RedisClient;
 import redis.embedded.RedisServer;
 
-/** The optional WAIT after claim, complete and lease extension, against a primary with one real replica. */
-@Timeout(60)
+/**
+ * The optional WAIT after claim, complete and lease extension, pipelined behind the script on the
+ * same connection by each client library (and by Spring Data Redis over Jedis and over Lettuce):
+ * against a primary with one real replica, and on the cluster, whose masters have none.
+ */
+@Timeout(120)
 class RedisWaitForReplicasTest {
     private static RedisServer primary;
     private static RedisServer replica;
     private static int primaryPort;
     private static int replicaPort;
-    private static RedisClient client;
+    private static final List<DisposableBean> FACTORIES = new ArrayList<>();
+
+    /**
+     * The clients the standalone tests wait through: the libraries under test and, in the default
+     * run (whose Jedis and Lettuce Spring Data Redis supports), Spring Data Redis over each.
+     */
+    enum Via {
+        JEDIS, LETTUCE, SPRING_JEDIS, SPRING_LETTUCE;
+
+        /** A new client of this kind for the server on {@code port}. */
+        RedisScriptClient open(int port) {
+            switch (this) {
+                case JEDIS:
+                    return Client.JEDIS.ownClient(port);
+                case LETTUCE:
+                    return Client.LETTUCE.ownClient(port);
+                case SPRING_JEDIS:
+                    return SpringDataRedisScriptClient.of(factory(new JedisConnectionFactory(config(port))));
+                default:
+                    return SpringDataRedisScriptClient.of(factory(new LettuceConnectionFactory(config(port))));
+            }
+        }
+
+        static Stream<Via> underTest() {
+            Stream<Via> libraries = Client.underTest().map(c -> Via.valueOf(c.name()));
+            return System.getProperty("idem.test.clients", "").isBlank()
+                    ? Stream.concat(libraries, Stream.of(SPRING_JEDIS, SPRING_LETTUCE)) : libraries;
+        }
+
+        private static RedisStandaloneConfiguration config(int port) {
+            return new RedisStandaloneConfiguration(EmbeddedRedis.HOST, port);
+        }
+
+        private static <T extends InitializingBean & DisposableBean> T factory(T factory) {
+            synchronized (FACTORIES) {
+                FACTORIES.add(factory);
+            }
+            return SpringFactories.started(factory);
+        }
+    }
 
     @BeforeAll
     static void startPrimaryAndReplica() {
@@ -34,19 +84,22 @@ class RedisWaitForReplicasTest {
         primary = EmbeddedRedis.server(primaryPort, false, true);
         replicaPort = EmbeddedRedis.freePort();
         replica = EmbeddedRedis.server(replicaPort, false, true, "replicaof " + EmbeddedRedis.HOST + " " + primaryPort);
-        client = EmbeddedRedis.client(primaryPort);
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!client.info("replication").contains("state=online")) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("replica did not come online: " + client.info("replication"));
+        try (Jedis admin = EmbeddedRedis.admin(primaryPort)) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!admin.info("replication").contains("state=online")) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("replica did not come online: " + admin.info("replication"));
+                }
+                EmbeddedRedis.sleep(50);
             }
-            EmbeddedRedis.sleep(50);
         }
     }
 
     @AfterAll
-    static void stopServers() throws IOException {
-        client.close();
+    static void stopServers() throws Exception {
+        for (DisposableBean f : FACTORIES) {
+            f.destroy();
+        }
         replica.stop();
         primary.stop();
     }
@@ -55,44 +108,69 @@ class RedisWaitForReplicasTest {
         return IdempotencyKey.of("wait-" + UUID.randomUUID(), "op", "k");
     }
 
-    @Test
-    void completeWaitsForTheReplicaAndSucceedsWhenItAcknowledges() {
-        RedisIdempotencyStore store = RedisIdempotencyStore.builder(client)
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.RedisWaitForReplicasTest$Via#underTest")
+    void completeWaitsForTheReplicaAndSucceedsWhenItAcknowledges(Via via) {
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(via.open(primaryPort))
                 .waitForReplicas(1, Duration.ofSeconds(5)).build();
-        IdempotencyKey k = key();
-        store.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1));
-        client.scriptFlush();
-        assertThat(store.complete(k, 3, new byte[] {9}, Duration.ofMinutes(1))).isTrue();
-        assertThat(store.complete(k, 4, new byte[] {9}, Duration.ofMinutes(1))).isFalse();
+                Jedis admin = EmbeddedRedis.admin(primaryPort)) {
+            IdempotencyKey k = key();
+            assertThat(store.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1)).claimed())
+                    .isTrue();
+            admin.scriptFlush();
+            assertThat(store.complete(k, 3, new byte[] {9}, Duration.ofMinutes(1))).isTrue();
+            assertThat(store.complete(k, 4, new byte[] {9}, Duration.ofMinutes(1))).isFalse();
+            assertThat(store.extendLease(k, 3, Duration.ofSeconds(5))).isEmpty();
+        }
     }
 
-    @Test
-    void aClaimTooFewReplicasAcknowledgedFailsAndIsGivenBack() {
-        RedisIdempotencyStore store = RedisIdempotencyStore.builder(client)
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.RedisWaitForReplicasTest$Via#underTest")
+    void aClaimTooFewReplicasAcknowledgedFailsAndIsGivenBack(Via via) {
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(via.open(primaryPort))
                 .waitForReplicas(2, Duration.ofMillis(200)).build();
-        IdempotencyKey k = key();
-        assertThatThrownBy(() -> store.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1)))
-                .isInstanceOf(StoreUnavailableException.class)
-                .hasMessageContaining("1 of 2").hasMessageContaining("released")
-                .satisfies(e -> assertThat(((StoreUnavailableException) e).retryable()).isTrue());
-        assertThat(store.find(k).orElseThrow().state()).isEqualTo(RecordState.RELEASED);
-        // A claim that finds someone else's record is an answer, not a write: it does not fail.
-        RedisIdempotencyStore.create(client).claim(k, new byte[] {1}, 4, Duration.ofSeconds(30), Duration.ofMinutes(1));
-        assertThat(store.claim(k, new byte[] {1}, 5, Duration.ofSeconds(30), Duration.ofMinutes(1)).record()
-                .fencingToken()).isEqualTo(4);
+                RedisIdempotencyStore plain = RedisIdempotencyStore.create(via.open(primaryPort))) {
+            IdempotencyKey k = key();
+            assertThatThrownBy(() -> store.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1)))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("1 of 2").hasMessageContaining("released")
+                    .satisfies(e -> assertThat(((StoreUnavailableException) e).retryable()).isTrue());
+            assertThat(store.find(k).orElseThrow().state()).isEqualTo(RecordState.RELEASED);
+            // A claim that finds someone else's record is an answer, not a write: it does not fail.
+            plain.claim(k, new byte[] {1}, 4, Duration.ofSeconds(30), Duration.ofMinutes(1));
+            assertThat(store.claim(k, new byte[] {1}, 5, Duration.ofSeconds(30), Duration.ofMinutes(1)).record()
+                    .fencingToken()).isEqualTo(4);
+        }
     }
 
-    @Test
-    void tooFewAcknowledgementsAreARetryableFailureWithTheOutcomeKeptOnThePrimary() {
-        RedisIdempotencyStore store = RedisIdempotencyStore.builder(client)
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.RedisWaitForReplicasTest$Via#underTest")
+    void tooFewAcknowledgementsAreARetryableFailureWithTheOutcomeKeptOnThePrimary(Via via) {
+        try (RedisIdempotencyStore store = RedisIdempotencyStore.builder(via.open(primaryPort))
                 .waitForReplicas(2, Duration.ofMillis(200)).build();
-        IdempotencyKey k = key();
-        RedisIdempotencyStore.create(client).claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1));
-        assertThatThrownBy(() -> store.complete(k, 3, new byte[] {9}, Duration.ofMinutes(1)))
-                .isInstanceOf(StoreUnavailableException.class)
-                .hasMessageContaining("1 of 2")
-                .satisfies(e -> assertThat(((StoreUnavailableException) e).retryable()).isTrue());
-        assertThat(store.find(k).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+                RedisIdempotencyStore plain = RedisIdempotencyStore.create(via.open(primaryPort))) {
+            IdempotencyKey k = key();
+            plain.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1));
+            assertThatThrownBy(() -> store.complete(k, 3, new byte[] {9}, Duration.ofMinutes(1)))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("1 of 2")
+                    .satisfies(e -> assertThat(((StoreUnavailableException) e).retryable()).isTrue());
+            assertThat(store.find(k).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.Client#underTest")
+    void onTheClusterWaitRunsOnTheNodeOfTheKey(Client client) {
+        // The cluster's masters have no replicas: WAIT 1 answers 0 on whichever master the script ran.
+        RedisIdempotencyStore store = RedisIdempotencyStore.builder(client.cluster(0))
+                .waitForReplicas(1, Duration.ofMillis(50)).build();
+        for (int i = 0; i < 6; i++) {
+            IdempotencyKey k = IdempotencyKey.of("wait-cluster-" + UUID.randomUUID(), "op", "k" + i);
+            assertThatThrownBy(() -> store.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1)))
+                    .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("0 of 1");
+            assertThat(store.find(k).orElseThrow().state()).isEqualTo(RecordState.RELEASED);
+        }
     }
 
     /**
@@ -102,14 +180,15 @@ class RedisWaitForReplicasTest {
      * WAIT would return at once) must not be given it, and neither may the holder's repeated
      * completion pass for acknowledged. Once the replica acknowledges again, both succeed.
      */
-    @Test
-    void answersFromAnotherConnectionsWriteWaitForTheReplicasToo() throws Exception {
+    @ParameterizedTest
+    @MethodSource("dev.idem.store.redis.RedisWaitForReplicasTest$Via#underTest")
+    void answersFromAnotherConnectionsWriteWaitForTheReplicasToo(Via via) throws Exception {
         IdempotencyKey k = key();
-        RedisIdempotencyStore plain = RedisIdempotencyStore.create(client);
-        assertThat(plain.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1)).claimed()).isTrue();
-        try (RedisClient fresh = EmbeddedRedis.client(primaryPort)) {
-            RedisIdempotencyStore waiting = RedisIdempotencyStore.builder(fresh)
-                    .waitForReplicas(1, Duration.ofMillis(200)).build();
+        try (RedisIdempotencyStore plain = RedisIdempotencyStore.create(via.open(primaryPort));
+                RedisIdempotencyStore waiting = RedisIdempotencyStore.builder(via.open(primaryPort))
+                        .waitForReplicas(1, Duration.ofMillis(200)).build()) {
+            assertThat(plain.claim(k, new byte[] {1}, 3, Duration.ofSeconds(30), Duration.ofMinutes(1)).claimed())
+                    .isTrue();
             try (Frozen frozen = Frozen.replica()) {
                 assertThat(plain.complete(k, 3, new byte[] {9}, Duration.ofMinutes(1))).isTrue();
                 assertThatThrownBy(() -> waiting.claim(k, new byte[] {1}, 4, Duration.ofSeconds(30),
@@ -134,7 +213,7 @@ class RedisWaitForReplicasTest {
 
         static Frozen replica() throws Exception {
             String pid;
-            try (RedisClient r = EmbeddedRedis.client(replicaPort)) {
+            try (Jedis r = EmbeddedRedis.admin(replicaPort)) {
                 pid = r.info("server").lines().filter(l -> l.startsWith("process_id:")).findFirst().orElseThrow()
                         .substring("process_id:".length()).trim();
             }
@@ -146,7 +225,7 @@ class RedisWaitForReplicasTest {
         public void close() throws Exception {
             signal("-CONT", pid);
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            try (Jedis j = new Jedis(new HostAndPort(EmbeddedRedis.HOST, primaryPort), EmbeddedRedis.clientConfig())) {
+            try (Jedis j = EmbeddedRedis.admin(primaryPort)) {
                 j.set("frozen-marker", UUID.randomUUID().toString());
                 while (j.waitReplicas(1, 1000) < 1) {
                     if (System.nanoTime() > deadline) {

@@ -1,11 +1,11 @@
 package dev.idem.store.redis;
 
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 
-/** Two clients on the shared standalone server, made once per JVM. */
+/** Two Jedis clients on the shared standalone server, made once per JVM. */
 final class StandaloneClients {
-    static final RedisClient A = EmbeddedRedis.client(EmbeddedRedis.standalonePort());
-    static final RedisClient B = EmbeddedRedis.client(EmbeddedRedis.standalonePort());
+    static final UnifiedJedis A = EmbeddedRedis.client(EmbeddedRedis.standalonePort());
+    static final UnifiedJedis B = EmbeddedRedis.client(EmbeddedRedis.standalonePort());
 
     private StandaloneClients() {
     }

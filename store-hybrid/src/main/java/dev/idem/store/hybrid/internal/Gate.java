@@ -2,12 +2,13 @@ package dev.idem.store.hybrid.internal;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.RecordState;
+import dev.idem.store.redis.RedisScriptClient;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jspecify.annotations.Nullable;
-import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
  * The Redis side of the hybrid store: one script per step, each one round trip, each atomic on
@@ -18,7 +19,7 @@ public final class Gate {
     /** How long a U record lasts when nothing better is known: long enough for usual TTLs. */
     static final long UNKNOWN_MS = 24L * 3600 * 1000;
 
-    private final UnifiedJedis jedis;
+    private final RedisScriptClient scripts;
     private final GateKeys keys;
     private final GateClock clock;
     private final long marginMs;
@@ -29,7 +30,7 @@ public final class Gate {
     /**
      * Creates the gate.
      *
-     * @param jedis the user's client, never closed here
+     * @param scripts the user's client, as a script client (closed with the store)
      * @param keys where records live
      * @param clock the gate's clock
      * @param marginMs how long before a deadline the gate stops answering from a record
@@ -37,9 +38,9 @@ public final class Gate {
      * @param padMs how long Redis keeps a record past its expiry (garbage collection only)
      * @param maxOutcomeBytes the largest outcome the gate keeps
      */
-    public Gate(UnifiedJedis jedis, GateKeys keys, GateClock clock, long marginMs, long pendingMs, long padMs,
+    public Gate(RedisScriptClient scripts, GateKeys keys, GateClock clock, long marginMs, long pendingMs, long padMs,
             int maxOutcomeBytes) {
-        this.jedis = jedis;
+        this.scripts = scripts;
         this.keys = keys;
         this.clock = clock;
         this.marginMs = marginMs;
@@ -135,21 +136,27 @@ public final class Gate {
                 ascii(state == null ? "-" : String.valueOf(state.code())), text(token), text(attempt)));
     }
 
-    private Object run(GateScript script, byte[] key, byte[]... args) {
-        List<byte[]> keyList = List.of(key);
-        List<byte[]> argList = List.of(args);
+    private @Nullable Object run(GateScript script, byte[] key, byte[]... args) {
         try {
-            try {
-                return jedis.evalsha(script.sha(), keyList, argList);
-            } catch (JedisNoScriptException e) {
-                return jedis.eval(script.source(), keyList, argList);
-            }
+            // EVALSHA, and EVAL only after NOSCRIPT; a blocking client has answered when this returns.
+            return scripts.run(script.script(), key, List.of(args)).toCompletableFuture().get();
+        } catch (ExecutionException | CompletionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new GateException("Redis gate " + script.label() + " failed: " + cause.getMessage(), cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GateException("Redis gate " + script.label() + ": interrupted", e);
         } catch (RuntimeException e) {
             throw new GateException("Redis gate " + script.label() + " failed: " + e.getMessage(), e);
         }
     }
 
-    private GateReply parse(Object reply) {
+    /** Closes the script client (which never closes the application's own client). */
+    public void close() {
+        scripts.close();
+    }
+
+    private GateReply parse(@Nullable Object reply) {
         if (!(reply instanceof List) || ((List<?>) reply).size() < 2 || ((List<?>) reply).size() > 12) {
             throw new GateException("Redis gate: unexpected reply " + reply, null);
         }
@@ -174,21 +181,21 @@ public final class Gate {
         }
     }
 
-    private static char letter(Object reply, GateScript script) {
+    private static char letter(@Nullable Object reply, GateScript script) {
         if (reply instanceof byte[] && ((byte[]) reply).length == 1) {
             return (char) ((byte[]) reply)[0];
         }
         throw new GateException("Redis gate " + script.label() + ": unexpected reply " + reply, null);
     }
 
-    private static byte[] bytes(Object o) {
+    private static byte[] bytes(@Nullable Object o) {
         if (o instanceof byte[]) {
             return (byte[]) o;
         }
         throw new IllegalArgumentException("expected bulk text but got " + o);
     }
 
-    private static String ascii(Object o) {
+    private static String ascii(@Nullable Object o) {
         return new String(bytes(o), StandardCharsets.US_ASCII);
     }
 

@@ -63,6 +63,11 @@ if live(r, now) then
     return reply('P', now, r, false)
   end
   if r.s == 'I' and trusted and now < r.l - margin then
+    if r.p and r.t == token and r.g == nonce then
+      -- This very claim again (same token, same nonce): a client that re-sent the script after its
+      -- reply was lost (Lettuce does after a reconnect). Answer as the first run did.
+      return reply('P', now, r, false)
+    end
     if r.f == fp then
       return reply('A', now, r, false)
     end

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.store.redis.EmbeddedRedis;
+import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
@@ -45,7 +46,7 @@ class ClaimScriptTest {
     }
 
     private Gate gate() {
-        return new Gate(redis, keys, clock, MARGIN, 30_000, 60_000, 64 * 1024);
+        return new Gate(JedisScriptClient.of(redis), keys, clock, MARGIN, 30_000, 60_000, 64 * 1024);
     }
 
     /** Redis' clock now, ms. */

@@ -1,2 +1,5 @@
-/** Implementation details of the Redis store (scripts, key layout, reply parsing); not an API. */
+/** Implementation details of the Redis store (scripts, key layout, reply parsing, client calls); not an API. */
+@NullMarked
 package dev.idem.store.redis.internal;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,53 @@
+package dev.idem.engine.tck;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.store.IdempotencyStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The hot-key load case must reject what it exists to catch: the memory store passes it; a store
+ * that acknowledges lease extensions it never makes (a duplicate could take a live worker's key)
+ * is caught by the lease it holds; an engine whose renewals share the async executor's queue with the waiting
+ * duplicates' claims (as before issue 30) is caught at the first renewal that falls due.
+ */
+class HotKeyLoadCatchesBrokenStoresTest {
+
+    @Test
+    void theMemoryStoreAsItIsPasses() {
+        assertThatCode(() -> HotKeyLoad.asConfigured(MemoryFixture.create()).run()).doesNotThrowAnyException();
+    }
+
+    /** Answers every extension with the lease it asked for, without extending anything. */
+    static final class FakesExtensions extends ForwardingStore {
+        FakesExtensions(IdempotencyStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public Optional<Instant> extendLease(IdempotencyKey key, long token, Duration lease) {
+            return delegate.find(key).filter(r -> r.fencingToken() == token)
+                    .map(r -> r.leaseExpiresAt().plus(lease));
+        }
+    }
+
+    @Test
+    void aStoreThatFakesLeaseExtensionsIsCaught() {
+        assertThatThrownBy(() -> HotKeyLoad.asConfigured(MemoryFixture.wrapped(FakesExtensions::new)).run())
+                .isInstanceOf(AssertionError.class).hasMessageContaining("answers lease extensions it does not make");
+    }
+
+    @Test
+    void renewalsQueuedBehindTheWaitersClaimsAreCaught() {
+        UnaryOperator<IdempotencyStore> asItIs = UnaryOperator.identity();
+        assertThatThrownBy(() -> new HotKeyLoad(MemoryFixture.wrapped(asItIs), (b, executor) -> executor == null ? b
+                : b.asyncExecutor(executor).leaseRenewalExecutor(executor)).run())
+                .isInstanceOf(AssertionError.class).hasMessageContaining("renewals queue behind waiters");
+    }
+}

@@ -1,0 +1,106 @@
+package dev.idem.http;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import redis.embedded.RedisServer;
+
+/**
+ * The real backends the Quarkus tests run on, started by the tests themselves (no container):
+ * PostgreSQL from zonky's binaries, Redis from embedded-redis's. Each profile starts one, points
+ * the application at it the way an application is configured ({@code quarkus.datasource.*},
+ * {@code quarkus.redis.hosts}), and picks the resource variant.
+ */
+final class Backends {
+    private Backends() {
+    }
+
+    /** A real PostgreSQL as the application's default datasource; blocking endpoints. */
+    public static final class PostgresProfile implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("idem.store.kind", "jdbc", "idem.store.jdbc.create-table", "true",
+                    "contract.endpoints", "blocking");
+        }
+
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(Postgres.class));
+        }
+    }
+
+    /** A real Redis server as the one the application's Quarkus Redis client is configured for; reactive endpoints. */
+    public static final class RedisProfile implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("idem.store.kind", "redis", "contract.endpoints", "reactive");
+        }
+
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(Redis.class));
+        }
+    }
+
+    /** Starts PostgreSQL and hands its URL to the default datasource. */
+    public static final class Postgres implements QuarkusTestResourceLifecycleManager {
+        private EmbeddedPostgres postgres;
+
+        @Override
+        public Map<String, String> start() {
+            try {
+                postgres = EmbeddedPostgres.builder().start();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return Map.of("quarkus.datasource.jdbc.url", postgres.getJdbcUrl("postgres", "postgres"),
+                    "quarkus.datasource.username", "postgres", "quarkus.datasource.password", "postgres");
+        }
+
+        @Override
+        public void stop() {
+            try {
+                postgres.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** Starts redis-server on a free loopback port and names it as the application's Redis. */
+    public static final class Redis implements QuarkusTestResourceLifecycleManager {
+        private RedisServer server;
+
+        @Override
+        public Map<String, String> start() {
+            try (ServerSocket s = new ServerSocket(0)) {
+                s.setReuseAddress(true);
+                int port = s.getLocalPort();
+                s.close();
+                Path dir = Files.createTempDirectory("idem-quarkus-redis-");
+                server = RedisServer.newRedisServer().port(port).bind("127.0.0.1").setting("save \"\"")
+                        .setting("appendonly no").setting("dir " + dir.toAbsolutePath()).build();
+                server.start();
+                return Map.of("quarkus.redis.hosts", "redis://127.0.0.1:" + port);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void stop() {
+            try {
+                server.stop();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}

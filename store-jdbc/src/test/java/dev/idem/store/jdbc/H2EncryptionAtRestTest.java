@@ -1,0 +1,17 @@
+package dev.idem.store.jdbc;
+
+import dev.idem.api.IdempotencyKey;
+import dev.idem.engine.tck.EncryptionAtRestContract;
+import dev.idem.store.tck.StoreFixture;
+
+class H2EncryptionAtRestTest extends EncryptionAtRestContract {
+    @Override
+    protected StoreFixture createFixture() {
+        return new DbFixture(Backend.H2);
+    }
+
+    @Override
+    protected byte[] rawRecord(IdempotencyKey key) throws Exception {
+        return RawRows.of(Backend.H2, key);
+    }
+}

@@ -1,0 +1,12 @@
+package dev.idem.store.redis;
+
+import dev.idem.store.tck.IdempotencyStoreContract;
+import dev.idem.store.tck.StoreFixture;
+
+/** The store kit on a standalone server through Lettuce (its asynchronous API, RESP3, an application's String-codec connections). */
+class LettuceStandaloneContractTest extends IdempotencyStoreContract {
+    @Override
+    protected StoreFixture createFixture() {
+        return new RedisFixture(Client.LETTUCE, false);
+    }
+}
