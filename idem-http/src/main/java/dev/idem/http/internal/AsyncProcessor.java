@@ -2,7 +2,6 @@ package dev.idem.http.internal;
 
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.Result;
-import dev.idem.engine.StoredBytes;
 import dev.idem.http.HandlerExecution;
 import dev.idem.http.HttpIdempotency;
 import dev.idem.http.IncomingRequest;
@@ -75,13 +74,13 @@ public final class AsyncProcessor {
 
     private CompletionStage<Void> run(Exchange ex, HandlerExecution.Call call, byte[] body) {
         AtomicReference<StoredResponse> sent = new AtomicReference<>();
-        CompletableFuture<Result<StoredBytes>> result;
+        CompletableFuture<Result<Object>> result;
         try {
-            result = config.execution().executeAsync(call, StoredBytes.class, ctx ->
+            result = config.execution().executeAsync(call, processor.storedType(), ctx ->
                     ex.proceed(body, ctx, processor.responseCap()).thenCompose(captured -> {
                         sent.set(captured);
                         try {
-                            return CompletableFuture.completedFuture(processor.toStore(captured).toStored());
+                            return CompletableFuture.completedFuture(processor.stored(processor.toStore(captured)));
                         } catch (UnstoredResponse refused) {
                             return CompletableFuture.failedFuture(refused);
                         }

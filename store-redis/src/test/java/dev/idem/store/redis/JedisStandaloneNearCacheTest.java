@@ -4,9 +4,9 @@ import dev.idem.engine.tck.NearCacheContract;
 import dev.idem.store.tck.StoreFixture;
 
 /** The near-cache kit on a standalone Redis. */
-class RedisStandaloneNearCacheTest extends NearCacheContract {
+class JedisStandaloneNearCacheTest extends NearCacheContract {
     @Override
     protected StoreFixture createFixture() {
-        return new RedisFixture(StandaloneClients.A, StandaloneClients.B);
+        return new RedisFixture(Client.JEDIS, false);
     }
 }
