@@ -3,7 +3,7 @@ package dev.idem.benchmarks;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.engine.CanonicalJson;
 import dev.idem.engine.internal.Fingerprinter;
-import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.json.PointerSet;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

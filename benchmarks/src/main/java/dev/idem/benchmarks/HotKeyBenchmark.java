@@ -7,7 +7,7 @@ import dev.idem.engine.InProgressPolicy;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
 import dev.idem.engine.internal.Fingerprinter;
-import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

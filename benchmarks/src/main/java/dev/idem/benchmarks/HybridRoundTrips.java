@@ -9,7 +9,7 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
 import dev.idem.engine.internal.Fingerprinter;
-import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.json.PointerSet;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;

@@ -8,7 +8,7 @@ import dev.idem.engine.Result;
 import dev.idem.engine.Work;
 import dev.idem.engine.internal.Fingerprinter;
 import dev.idem.engine.internal.OutcomeCodec;
-import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -2,11 +2,8 @@ package dev.idem.examples;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
-import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
-import dev.idem.api.store.StoreCapabilities;
-import dev.idem.api.store.StoredRecord;
-import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyEvent;
 import dev.idem.engine.Result;
@@ -20,7 +17,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
@@ -30,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Supplier;
 
 /**
  * Multi-step work surviving crashed workers: each order runs three steps (reserve stock,
@@ -456,64 +453,28 @@ public final class SagaDemo {
      * A worker's connection to the shared store. Cutting it makes every later call fail the way
      * an unreachable store does, which is all a dead process can still "do".
      */
-    private static final class Connection implements IdempotencyStore {
-        private final IdempotencyStore store;
+    private static final class Connection extends ForwardingIdempotencyStore {
         private volatile boolean cut;
 
         Connection(IdempotencyStore store) {
-            this.store = store;
+            super(store);
         }
 
         void cut() {
             cut = true;
         }
 
-        private IdempotencyStore live() {
+        @Override
+        protected <T> T around(Operation operation, IdempotencyKey key, Supplier<T> call) {
             if (cut) {
                 throw new StoreUnavailableException("connection cut: the worker died", null);
             }
-            return store;
+            return call.get();
         }
 
         @Override
-        public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
-                Duration ttl) {
-            return live().claim(key, fingerprint, fencingToken, lease, ttl);
-        }
-
-        @Override
-        public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
-            return live().complete(key, fencingToken, outcome, ttl);
-        }
-
-        @Override
-        public boolean release(IdempotencyKey key, long fencingToken) {
-            return live().release(key, fencingToken);
-        }
-
-        @Override
-        public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-            return live().checkpoint(key, fencingToken, journal);
-        }
-
-        @Override
-        public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
-            return live().extendLease(key, fencingToken, lease);
-        }
-
-        @Override
-        public Optional<StoredRecord> find(IdempotencyKey key) {
-            return live().find(key);
-        }
-
-        @Override
-        public int purgeExpired(int limit) {
-            return live().purgeExpired(limit);
-        }
-
-        @Override
-        public StoreCapabilities capabilities() {
-            return store.capabilities();
+        public void close() {
+            // the workers share one store; a connection closes nothing
         }
     }
 

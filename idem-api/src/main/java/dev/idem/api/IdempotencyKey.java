@@ -1,5 +1,9 @@
 package dev.idem.api;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Objects;
 
 /**
@@ -209,6 +213,45 @@ public final class IdempotencyKey {
             }
         }
         return value;
+    }
+
+    /**
+     * A name for this key that can be logged and recorded in telemetry without revealing it:
+     * {@link #digest(String, String, String)} of its three parts.
+     *
+     * @return 32 lower-case hex digits
+     */
+    public String digest() {
+        return digest(scope, operation, key);
+    }
+
+    /**
+     * A stable, non-reversible name for a key: hex of the first 16 bytes of SHA-256 over scope,
+     * operation and key, each prefixed by its UTF-8 length (4 bytes, big-endian) so that no two
+     * keys collide by concatenation. Metrics, traces and logs record this instead of the key;
+     * it takes the parts as strings because events carry them so.
+     *
+     * @param scope the key's scope
+     * @param operation the key's operation
+     * @param key the client key
+     * @return 32 lower-case hex digits
+     */
+    public static String digest(String scope, String operation, String key) {
+        MessageDigest sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+        for (String part : new String[] {scope, operation, key}) {
+            byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+            sha.update((byte) (bytes.length >>> 24));
+            sha.update((byte) (bytes.length >>> 16));
+            sha.update((byte) (bytes.length >>> 8));
+            sha.update((byte) bytes.length);
+            sha.update(bytes);
+        }
+        return HexFormat.of().formatHex(sha.digest(), 0, 16);
     }
 
     @Override

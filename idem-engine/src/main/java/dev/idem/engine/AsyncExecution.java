@@ -21,9 +21,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * key alike and answer alike; only where they run and how they wait differ.
  *
  * <ul>
- *   <li>Every store call goes through the engine's {@link StoreLane} onto its async executor,
- *       never on the caller's thread; the fingerprint (CPU only), a near-cache replay and a
- *       replay of a poll another waiter just made are done on the caller's.</li>
+ *   <li>Every store call goes through one of the engine's {@link StoreLane}s: onto its async
+ *       executor, never on the caller's thread, for a blocking store; for a store that offers a
+ *       {@link dev.idem.api.store.NonBlockingStore}, as a non-blocking call that holds no thread
+ *       while the store answers (its answer is handed to the executor, never handled on the
+ *       client's I/O thread). The fingerprint (CPU only), a near-cache replay and a replay of a
+ *       poll another waiter just made are done on the caller's.</li>
  *   <li>A duplicate that waits for an in-progress key polls from a {@link Scheduler} task: no
  *       thread is parked meanwhile, and its claims are shared with the engine's other waiters of
  *       the key ({@link SharedPolls}), so a crowd of them sends one claim per poll interval.</li>
@@ -130,12 +133,24 @@ final class AsyncExecution<T> {
         }
     }
 
-    /**
-     * The one claim this call sends to the store. A future non-blocking store plugs in here (and
-     * in the lane's other calls).
-     */
+    /** The one claim this call sends to the store: non-blocking if the store offers it. */
     private CompletableFuture<ClaimResult> storeClaim(long token) {
+        if (engine.nonBlocking != null) {
+            return execution.claimNonBlocking(fingerprint, token);
+        }
         return engine.async.lane.call(false, () -> execution.claim(fingerprint, token));
+    }
+
+    /** A write that ends the key: through the non-blocking lane, or on the blocking lane's threads. */
+    private <R> CompletableFuture<R> ending(java.util.function.Function<StoreWrites, CompletableFuture<R>> body) {
+        if (engine.nonBlocking != null) {
+            try {
+                return body.apply(execution.writes());
+            } catch (RuntimeException | Error e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        return engine.async.lane.call(true, () -> StoreWrites.join(body.apply(execution.writes())));
     }
 
     /** Judges another waiter's claim, which this call cannot have won. */
@@ -214,10 +229,7 @@ final class AsyncExecution<T> {
 
     /** The caller went away while its claim was in the store, and the claim won: give the key back unrun. */
     private void giveBack(ClaimResult claim, long beforeClaim) {
-        engine.async.lane.call(true, () -> {
-            execution.giveBackUnstarted(claim, beforeClaim);
-            return null;
-        }).whenComplete((v, e) -> idle());
+        ending(writes -> execution.giveBackUnstarted(claim, beforeClaim, writes)).whenComplete((v, e) -> idle());
     }
 
     /** The caller's deadline passed while its claim was being won: give the key back unrun, through the lane. */
@@ -234,7 +246,7 @@ final class AsyncExecution<T> {
     private void run(ClaimResult claim, long beforeClaim) {
         StepContext ctx = execution.begin(claim, beforeClaim, null);
         Heartbeat heartbeat = new Heartbeat(engine, key, ctx, execution.lease(), engine.async.maxPending,
-                engine.async::renewals, engine.async.renewalTimer());
+                engine.async::renewals, engine.async.renewalTimer(), engine.nonBlocking != null);
         // Before the work is called: a work that blocks before it returns its stage keeps its lease too.
         heartbeat.start();
         CompletionStage<? extends T> stage;
@@ -265,23 +277,43 @@ final class AsyncExecution<T> {
 
     /** Ends the key by the work's outcome, through the lane ahead of waiting claims (the stage may complete on an event loop). */
     private void end(StepContext ctx, Heartbeat heartbeat, T value, Throwable failure) {
-        engine.async.lane.call(true, () -> finish(ctx, heartbeat, value, failure))
-                .whenComplete((result, e) -> done(result, e == null ? null : unwrap(e)));
+        // Once no renewal is in flight: none may lengthen a lease the ending cuts short (a hand-back).
+        heartbeat.stop().whenComplete((v, stopFailure) -> {
+            Runnable ending = () -> ending(writes -> finish(ctx, value, failure, writes))
+                    .whenComplete((result, e) -> done(result, e == null ? null : unwrap(e)));
+            if (engine.nonBlocking == null) {
+                // The blocking lane runs the ending on the executor itself.
+                ending.run();
+            } else {
+                // Not on the thread that completed the work's stage (an application's event loop, maybe).
+                holding(ending);
+            }
+        });
     }
 
-    private Result<T> finish(StepContext ctx, Heartbeat heartbeat, T value, Throwable failure) {
-        heartbeat.stop();
-        ctx.close();
+    /** Runs a task of a claimed key on the executor, else the renewal threads, else here: it must run. */
+    private void holding(Runnable task) {
         try {
-            if (failure instanceof CancellationException) {
-                LOG.log(Level.WARNING, "the asynchronous work of {0} was cancelled; its effect may still be under way,"
-                        + " so the claim is kept until its lease lapses (then a retry takes the key over)", key);
-                throw (CancellationException) failure;
+            executor.execute(task);
+        } catch (RuntimeException refused) {
+            try {
+                engine.async.renewals().execute(task);
+            } catch (RuntimeException alsoRefused) {
+                task.run();
             }
-            return execution.finish(ctx, value, failure, fingerprint);
-        } finally {
-            engine.polls.forget(key);
         }
+    }
+
+    private CompletableFuture<Result<T>> finish(StepContext ctx, T value, Throwable failure, StoreWrites writes) {
+        ctx.close();
+        if (failure instanceof CancellationException) {
+            LOG.log(Level.WARNING, "the asynchronous work of {0} was cancelled; its effect may still be under way,"
+                    + " so the claim is kept until its lease lapses (then a retry takes the key over)", key);
+            engine.polls.forget(key);
+            return CompletableFuture.failedFuture(failure);
+        }
+        return execution.finish(ctx, value, failure, fingerprint, writes)
+                .whenComplete((r, e) -> engine.polls.forget(key));
     }
 
     /** Answers the caller, after returning the slot (so a follow-up call in a callback finds it free). */

@@ -47,6 +47,11 @@ final class AsyncRuntime {
     private volatile Executor renewals;
     /** Where asynchronous store calls enter the executor: at most {@link #POOL_THREADS} at once. */
     final StoreLane lane;
+    /**
+     * Where asynchronous calls enter a {@link dev.idem.api.store.NonBlockingStore}: at most its
+     * {@code maxCallsInFlight()} at once, none on a thread; null if the store offers none.
+     */
+    final StoreLane nonBlockingLane;
     private ExecutorService ownedExecutor;
     private ExecutorService ownedRenewals;
     private ScheduledThreadPoolExecutor ownedTimer;
@@ -54,7 +59,8 @@ final class AsyncRuntime {
     private ScheduledThreadPoolExecutor ownedRenewalTimer;
     private boolean closed;
 
-    AsyncRuntime(Executor executor, Executor renewals, Scheduler scheduler, Duration maxPending, int maxCalls) {
+    AsyncRuntime(Executor executor, Executor renewals, Scheduler scheduler, Duration maxPending, int maxCalls,
+            int nonBlockingWidth) {
         this.maxCalls = maxCalls;
         this.givenExecutor = executor;
         this.givenRenewals = renewals;
@@ -64,6 +70,8 @@ final class AsyncRuntime {
         this.renewals = renewals;
         this.scheduler = scheduler;
         this.lane = new StoreLane(POOL_THREADS, this::executor, this::renewals);
+        this.nonBlockingLane = nonBlockingWidth < 1 ? null
+                : new StoreLane(nonBlockingWidth, true, this::executor, this::renewals);
     }
 
     /** Takes one of the {@code maxCalls} slots; false if all are taken. */

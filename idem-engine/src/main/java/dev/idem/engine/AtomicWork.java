@@ -1,5 +1,8 @@
 package dev.idem.engine;
 
+import dev.idem.api.store.IdempotencyStore;
+import org.jspecify.annotations.Nullable;
+
 /**
  * Work that stores its own success outcome atomically with its effect, for stores that
  * can join the caller's transaction (store-jdbc's transactional mode). It must encode the
@@ -10,6 +13,11 @@ package dev.idem.engine;
  * is a programming error: the engine detects it (the record is still IN_PROGRESS under this
  * execution's token), stores a final marker instead, and answers this call and every retry
  * with {@link OutcomeNotStoredException}.
+ *
+ * <p>Work bound to one store ({@code JdbcIdempotencyStore.transactional(...)}) says so through
+ * {@link #store()}; an engine whose store is not backed by that store
+ * ({@link IdempotencyStore#isBackedBy}) refuses it with {@link ForeignStoreWorkException}
+ * before anything is claimed.
  *
  * @param <T> the result type
  */
@@ -24,6 +32,15 @@ public interface AtomicWork<T> {
      * @throws Exception any failure; classified by the engine's {@link FailureClassifier}
      */
     T executeAndComplete(ExecutionContext context, Completion completion) throws Exception;
+
+    /**
+     * The store whose transaction this work completes the record in, if it is bound to one.
+     *
+     * @return that store; null (the default, and every lambda) when the work names none
+     */
+    default @Nullable IdempotencyStore store() {
+        return null;
+    }
 
     /** What the work needs to store the outcome itself. */
     interface Completion {

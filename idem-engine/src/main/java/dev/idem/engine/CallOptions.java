@@ -1,7 +1,7 @@
 package dev.idem.engine;
 
 import dev.idem.api.time.Deadline;
-import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.engine.protection.OutcomeFilter;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package dev.idem.engine;
 
 import dev.idem.engine.internal.Fingerprinter;
-import dev.idem.engine.internal.JsonCanonicalizer;
-import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.json.JsonCanonicalizer;
+import dev.idem.engine.internal.json.PointerSet;
 import java.security.MessageDigest;
 import java.util.Collection;
 import java.util.List;

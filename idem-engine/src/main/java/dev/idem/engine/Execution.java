@@ -26,6 +26,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One call of the engine: the state machine from fingerprint to result.
@@ -188,17 +189,24 @@ final class Execution<T> {
         claimedLease = leaseNow;
         byte[] used = reconciled != null ? reconciled : fingerprint;
         ClaimResult result = engine.store.claim(key, used, token, leaseNow, ttl);
+        return reclaimUnder(result, used) ? engine.store.claim(key, reconciled, engine.nextToken(), leaseNow, ttl)
+                : result;
+    }
+
+    /**
+     * Whether a claim that met a record of another fingerprint must be sent again under the
+     * record's older version of the request's fingerprint (then {@code reconciled} holds it).
+     */
+    private boolean reclaimUnder(ClaimResult result, byte[] used) {
         if (reconciled == null && !result.claimed() && !result.record().hasFingerprint(used)) {
             byte[] older = engine.fingerprinter.underVersionOf(result.record().fingerprint(), key, request,
                     options.excludedSet());
             if (older != null && result.record().hasFingerprint(older)) {
                 reconciled = older;
-                if (result.record().state() != RecordState.COMPLETED) {
-                    result = engine.store.claim(key, older, engine.nextToken(), leaseNow, ttl);
-                }
+                return result.record().state() != RecordState.COMPLETED;
             }
         }
-        return result;
+        return false;
     }
 
     /**
@@ -269,6 +277,20 @@ final class Execution<T> {
     /** Binds the caller's deadline to this thread while the work starts or runs; null if there is none. */
     Deadline.Scope bindDeadline() {
         return deadline == null ? null : deadline.bind();
+    }
+
+    /** {@link #claim} through the store's non-blocking form, in the engine's non-blocking lane. */
+    CompletableFuture<ClaimResult> claimNonBlocking(byte[] fingerprint, long token) {
+        Duration leaseNow = claimLease();
+        claimedLease = leaseNow;
+        byte[] used = reconciled != null ? reconciled : fingerprint;
+        return claimNonBlocking(used, token, leaseNow).thenCompose(result -> reclaimUnder(result, used)
+                ? claimNonBlocking(reconciled, engine.nextToken(), leaseNow) : CompletableFuture.completedFuture(result));
+    }
+
+    private CompletableFuture<ClaimResult> claimNonBlocking(byte[] fingerprint, long token, Duration leaseNow) {
+        return engine.async.nonBlockingLane.start(false,
+                () -> engine.nonBlocking.claim(key, fingerprint, token, leaseNow, ttl));
     }
 
     /**
@@ -580,20 +602,33 @@ final class Execution<T> {
      * was in the store: as after a transient failure (released, or handed back if its journal
      * holds steps), so a duplicate claims it at once and nothing ran twice.
      */
-    void giveBackUnstarted(ClaimResult claim, long beforeClaim) {
+    CompletableFuture<Void> giveBackUnstarted(ClaimResult claim, long beforeClaim, StoreWrites writes) {
         StepContext ctx = begin(claim, beforeClaim, null);
         ctx.close();
-        giveBack(ctx, new java.util.concurrent.CancellationException("the caller of " + key
-                + " went away before its work started"));
-        engine.polls.forget(key);
+        return giveBack(ctx, new java.util.concurrent.CancellationException("the caller of " + key
+                + " went away before its work started"), writes)
+                .whenComplete((v, e) -> engine.polls.forget(key));
+    }
+
+    /** The store writes this call ends its key with: blocking ones, or the non-blocking store's for an async call. */
+    StoreWrites writes() {
+        return blocking || engine.nonBlocking == null ? StoreWrites.blocking(engine, key)
+                : StoreWrites.nonBlocking(engine, key);
+    }
+
+    /** {@link #finish(StepContext, Object, Throwable, byte[], StoreWrites)} on this thread, for the blocking call. */
+    Result<T> finish(StepContext ctx, T value, Throwable failure, byte[] fingerprint) {
+        return StoreWrites.join(finish(ctx, value, failure, fingerprint, StoreWrites.blocking(engine, key)));
     }
 
     /**
      * Decides how the key ends once the work has returned {@code value} or thrown {@code failure}:
-     * the one place that reads the execution's state, so any driver of the work (this blocking
-     * one, or one that completes a future) ends the key alike.
+     * the one place that reads the execution's state, so any driver of the work (the blocking
+     * one, or one that completes a future) ends the key alike; only how {@code writes} reach the
+     * store differs. Completes with the result, or fails with the caller's answer.
      */
-    Result<T> finish(StepContext ctx, T value, Throwable failure, byte[] requestFingerprint) {
+    CompletableFuture<Result<T>> finish(StepContext ctx, T value, Throwable failure, byte[] requestFingerprint,
+            StoreWrites writes) {
         // The record's fingerprint binds what is stored: the request's, or its older version reconciled.
         byte[] fingerprint = ctx.claimedFingerprint();
         long token = ctx.fencingToken();
@@ -605,41 +640,45 @@ final class Execution<T> {
             if (failure != null && failure != settled) {
                 settled.addSuppressed(failure);
             }
-            RuntimeException answer = recorder.storeFinalFailure(settled, settled, token, attempt, fingerprint);
-            if (failure instanceof Error) {
-                failure.addSuppressed(answer);
-                throw (Error) failure;
-            }
-            throw answer;
+            Throwable work = failure;
+            return recorder.storeFinalFailure(settled, settled, token, attempt, fingerprint, writes)
+                    .thenCompose(answer -> {
+                        if (work instanceof Error) {
+                            work.addSuppressed(answer);
+                            return Recorder.failed(work);
+                        }
+                        return Recorder.failed(answer);
+                    });
         }
         if (failure == null) {
             failure = ctx.unreplayedSteps();
         }
         if (failure instanceof OutcomeNotStoredException && declaredNotStored((OutcomeNotStoredException) failure)) {
             // The work ran and says its outcome cannot be stored (idem-reactor's Flux past the limit).
-            throw recorder.unstorable(token, attempt, fingerprint, ((OutcomeNotStoredException) failure).reason(),
-                    failure);
+            return recorder.unstorable(token, attempt, fingerprint, ((OutcomeNotStoredException) failure).reason(),
+                    failure, writes).thenCompose(Recorder::failed);
         }
         if (failure == null) {
             return runner.completesItself() ? completedItself(((Context) ctx).claimSent, value, token, attempt,
-                    fingerprint) : complete(value, token, attempt, fingerprint);
+                    fingerprint) : complete(value, token, attempt, fingerprint, writes);
         }
         if (failure instanceof LeaseLostException && ownLease((LeaseLostException) failure, token)) {
             emit(Type.LEASE_LOST, attempt);
-            throw (LeaseLostException) failure;
+            return Recorder.failed(failure);
         }
         if (failure instanceof Error) {
-            giveBack(ctx, failure);
-            throw (Error) failure;
+            Throwable error = failure;
+            return giveBack(ctx, error, writes).thenCompose(v -> Recorder.failed(error));
         }
         Exception e = (Exception) failure;
-        RuntimeException answer = failed(ctx, e, fingerprint);
-        if (e instanceof InterruptedException && blocking) {
-            // Set only now: an interrupted thread would have failed the store calls above. An
-            // asynchronous driver's thread is a pool's, not the caller's: its flag is left alone.
-            Thread.currentThread().interrupt();
-        }
-        throw answer;
+        return failed(ctx, e, fingerprint, writes).thenCompose(answer -> {
+            if (e instanceof InterruptedException && blocking) {
+                // Set only now: an interrupted thread would have failed the store calls above. An
+                // asynchronous driver's thread is a pool's, not the caller's: its flag is left alone.
+                Thread.currentThread().interrupt();
+            }
+            return Recorder.failed(answer);
+        });
     }
 
     private boolean declaredNotStored(OutcomeNotStoredException e) {
@@ -652,13 +691,17 @@ final class Execution<T> {
         return e.key().equals(key) && e.fencingToken() == token;
     }
 
-    private Result<T> complete(T value, long token, int attempt, byte[] fingerprint) {
+    @SuppressWarnings("unchecked")
+    private CompletableFuture<Result<T>> complete(T value, long token, int attempt, byte[] fingerprint,
+            StoreWrites writes) {
         // From here on the work has run: the key is never freed, whatever happens to its outcome.
-        Recorder.Encoded outcome = recorder.encodeSuccess(value, token, attempt, fingerprint);
-        if (!recorder.completeSuccess(outcome.stored(), token, attempt, fingerprint)) {
-            return new Result<>(plain(value, outcome.plain()), false, false, attempt);
+        CompletableFuture<RuntimeException>[] unstorable = new CompletableFuture[1];
+        Recorder.Encoded outcome = recorder.encodeSuccess(value, token, attempt, fingerprint, writes, unstorable);
+        if (outcome == null) {
+            return unstorable[0].thenCompose(Recorder::failed);
         }
-        return new Result<>(plain(value, outcome.plain()), false, true, attempt);
+        return recorder.completeSuccess(outcome.stored(), token, attempt, fingerprint, writes)
+                .thenApply(stored -> new Result<>(plain(value, outcome.plain()), false, stored, attempt));
     }
 
     /**
@@ -674,7 +717,17 @@ final class Execution<T> {
      * Checks that an {@link AtomicWork} that returned normally did complete the record (in its
      * transaction, after the claim sent at {@code claimSent}, a ticker reading).
      */
-    private Result<T> completedItself(long claimSent, T value, long token, int attempt, byte[] fingerprint) {
+    private CompletableFuture<Result<T>> completedItself(long claimSent, T value, long token, int attempt,
+            byte[] fingerprint) {
+        try {
+            return CompletableFuture.completedFuture(checkCompletedItself(claimSent, value, token, attempt,
+                    fingerprint));
+        } catch (RuntimeException | Error e) {
+            return Recorder.failed(e);
+        }
+    }
+
+    private Result<T> checkCompletedItself(long claimSent, T value, long token, int attempt, byte[] fingerprint) {
         StoredRecord now;
         try {
             now = engine.store.find(key).orElse(null);
@@ -696,15 +749,17 @@ final class Execution<T> {
         if (now != null && now.fencingToken() == token && now.state() == RecordState.IN_PROGRESS) {
             IllegalStateException bug = new IllegalStateException("AtomicWork for " + key
                     + " returned without completing the record; it must complete it in its transaction or throw");
-            throw recorder.unstorable(token, attempt, fingerprint,
-                    "the atomic work returned without completing the record (a programming error)", bug);
+            throw StoreWrites.join(recorder.unstorable(token, attempt, fingerprint,
+                    "the atomic work returned without completing the record (a programming error)", bug,
+                    StoreWrites.blocking(engine, key)));
         }
         emit(Type.LEASE_LOST, attempt);
         throw new LeaseLostException(key, token);
     }
 
     /** The work failed with {@code e}: store it as final, or give the key back for a retry. */
-    private RuntimeException failed(StepContext ctx, Exception e, byte[] fingerprint) {
+    private CompletableFuture<RuntimeException> failed(StepContext ctx, Exception e, byte[] fingerprint,
+            StoreWrites writes) {
         FailureDecision decision;
         try {
             decision = engine.classifier.classify(e);
@@ -713,12 +768,12 @@ final class Execution<T> {
             decision = FailureDecision.transientFailure();
         }
         if (decision == null || !decision.isFinal()) {
-            giveBack(ctx, e);
-            return e instanceof RuntimeException ? (RuntimeException) e : new WorkFailedException(e);
+            return giveBack(ctx, e, writes).thenApply(v ->
+                    e instanceof RuntimeException ? (RuntimeException) e : new WorkFailedException(e));
         }
         // The first caller gets what every retry will get: the stored code and message, 422.
         FinalFailureException answer = new FinalFailureException(key, decision.code(), decision.message(), e);
-        return recorder.storeFinalFailure(answer, e, ctx.fencingToken(), ctx.attempt(), fingerprint);
+        return recorder.storeFinalFailure(answer, e, ctx.fencingToken(), ctx.attempt(), fingerprint, writes);
     }
 
     /**
@@ -728,7 +783,7 @@ final class Execution<T> {
      * completion the store failed. A key whose journal may hold steps is handed back rather
      * than released, so its fingerprint stays bound (see {@link Recorder#handBack}).
      */
-    private void giveBack(StepContext ctx, Throwable failure) {
+    private CompletableFuture<Void> giveBack(StepContext ctx, Throwable failure, StoreWrites writes) {
         int attempt = ctx.attempt();
         RuntimeException unjournaled = ctx.unjournaled();
         if (unjournaled != null) {
@@ -738,14 +793,16 @@ final class Execution<T> {
             LOG.log(Level.WARNING, "a step of {0} ran but its journal write failed ({1}); the claim is kept until"
                     + " its lease lapses, then the step runs again with the same downstream key", key,
                     unjournaled.getMessage());
-            return;
+            return CompletableFuture.completedFuture(null);
         }
-        boolean given = ctx.journalMayHoldSteps()
-                ? recorder.handBack(failure, ctx.fencingToken(), attempt)
-                : recorder.release(failure, ctx.fencingToken(), attempt);
-        if (given) {
-            emit(Type.RELEASED_ON_TRANSIENT_FAILURE, attempt);
-        }
+        CompletableFuture<Boolean> given = ctx.journalMayHoldSteps()
+                ? recorder.handBack(failure, ctx.fencingToken(), attempt, writes)
+                : recorder.release(failure, ctx.fencingToken(), attempt, writes);
+        return given.thenAccept(ok -> {
+            if (ok) {
+                emit(Type.RELEASED_ON_TRANSIENT_FAILURE, attempt);
+            }
+        });
     }
 
     private void emit(Type type, int attempt) {
@@ -860,6 +917,27 @@ final class Execution<T> {
                     .orElseThrow(() -> new LeaseLostException(key, claim.fencingToken()));
             leaseDeadline = deadline;
             leaseEnd = before + extension.toNanos();
+            return deadline;
+        }
+
+        @Override
+        CompletableFuture<Instant> keepAliveNonBlocking(Duration extension) {
+            long before = engine.ticker.read();
+            if (leaseEnd - before > extension.toNanos()) {
+                return CompletableFuture.completedFuture(leaseDeadline);
+            }
+            CompletableFuture<Instant> deadline = new CompletableFuture<>();
+            engine.nonBlocking.extendLease(key, claim.fencingToken(), extension).whenComplete((extended, e) -> {
+                if (e != null) {
+                    deadline.completeExceptionally(AsyncExecution.unwrap(e));
+                } else if (extended.isEmpty()) {
+                    deadline.completeExceptionally(new LeaseLostException(key, claim.fencingToken()));
+                } else {
+                    leaseDeadline = extended.get();
+                    leaseEnd = before + extension.toNanos();
+                    deadline.complete(extended.get());
+                }
+            });
             return deadline;
         }
 

@@ -5,6 +5,8 @@ import dev.idem.api.LeaseLostException;
 import dev.idem.api.time.Scheduler;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
@@ -26,6 +28,12 @@ import java.util.function.Supplier;
  * <p>A beat runs its store call holding this heartbeat's lock, and {@link #stop()} takes it: once
  * {@code stop()} returns no beat runs, so none can lengthen a lease the engine has since cut
  * short (a hand-back) or outlive the record.
+ *
+ * <p>Over a {@link dev.idem.api.store.NonBlockingStore} a beat holds no thread: the timer starts
+ * the store's non-blocking extension (past the engine's lanes, so it waits behind no claim of the
+ * engine's) and the next beat is scheduled when it answers. {@link #stop()} then returns a stage
+ * that completes once no extension is in flight; the engine ends the key only after it, for the
+ * same reason.
  */
 final class Heartbeat {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
@@ -33,6 +41,9 @@ final class Heartbeat {
     private final IdempotencyEngine engine;
     private final IdempotencyKey key;
     private final StepContext ctx;
+    private final boolean nonBlocking;
+    /** The non-blocking extension in flight, or null. */
+    private CompletableFuture<Instant> extending;
     private final Duration lease;
     private final Duration interval;
     private final long deadline;
@@ -44,6 +55,15 @@ final class Heartbeat {
 
     Heartbeat(IdempotencyEngine engine, IdempotencyKey key, StepContext ctx, Duration lease, Duration maxPending,
             Supplier<Executor> executor, Scheduler scheduler) {
+        this(engine, key, ctx, lease, maxPending, executor, scheduler, false);
+    }
+
+    /**
+     * @param nonBlocking whether beats go through the store's non-blocking form (asynchronous work
+     *     only: its ending waits for {@link #stop()}'s stage, a blocking call's would not)
+     */
+    Heartbeat(IdempotencyEngine engine, IdempotencyKey key, StepContext ctx, Duration lease, Duration maxPending,
+            Supplier<Executor> executor, Scheduler scheduler, boolean nonBlocking) {
         this.engine = engine;
         this.key = key;
         this.ctx = ctx;
@@ -53,6 +73,7 @@ final class Heartbeat {
         this.maxPending = maxPending;
         this.executor = executor;
         this.scheduler = scheduler;
+        this.nonBlocking = nonBlocking && engine.nonBlocking != null;
     }
 
     /** Schedules the first beat. */
@@ -61,6 +82,10 @@ final class Heartbeat {
     }
 
     private void due() {
+        if (nonBlocking) {
+            beatNonBlocking();
+            return;
+        }
         try {
             executor.get().execute(this::beat);
         } catch (RuntimeException e) {
@@ -84,14 +109,7 @@ final class Heartbeat {
     }
 
     private synchronized void beat() {
-        if (stopped) {
-            return;
-        }
-        if (engine.ticker.read() - deadline >= 0) {
-            stopped = true;
-            LOG.log(Level.WARNING, "the work of {0} is still pending after {1} (maxPendingWork for asynchronous work,"
-                    + " the lease of a blocking call under a deadline); its lease is no longer extended and"
-                    + " lapses, so a duplicate may take the key over", key, maxPending);
+        if (stopped || pastDeadline()) {
             return;
         }
         try {
@@ -106,11 +124,56 @@ final class Heartbeat {
         scheduleNext();
     }
 
-    /** Stops beating; waits for a beat in progress. */
-    synchronized void stop() {
+    private synchronized void beatNonBlocking() {
+        if (stopped || pastDeadline()) {
+            return;
+        }
+        CompletableFuture<Instant> extension;
+        try {
+            extension = ctx.keepAliveNonBlocking(lease);
+        } catch (RuntimeException e) {
+            extension = CompletableFuture.failedFuture(e);
+        }
+        extending = extension;
+        extension.whenComplete((deadline, e) -> extended(e));
+    }
+
+    private synchronized void extended(Throwable failure) {
+        extending = null;
+        if (failure instanceof LeaseLostException) {
+            stopped = true;
+            return;
+        }
+        if (failure != null) {
+            LOG.log(Level.WARNING, "could not extend the lease of pending work for {0} ({1}); trying again",
+                    key, failure.getMessage());
+        }
+        scheduleNext();
+    }
+
+    /** Whether the work has been pending past maxPendingWork (then the beating stops). */
+    private boolean pastDeadline() {
+        if (engine.ticker.read() - deadline >= 0) {
+            stopped = true;
+            LOG.log(Level.WARNING, "the work of {0} is still pending after {1} (maxPendingWork for asynchronous work,"
+                    + " the lease of a blocking call under a deadline); its lease is no longer extended and"
+                    + " lapses, so a duplicate may take the key over", key, maxPending);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Stops beating; waits for a blocking beat in progress. Returns a stage that completes once no
+     * non-blocking extension is in flight either.
+     */
+    synchronized CompletableFuture<Void> stop() {
         stopped = true;
         if (next != null) {
             next.cancel();
         }
+        CompletableFuture<Instant> inFlight = extending;
+        return inFlight == null ? CompletableFuture.completedFuture(null)
+                : inFlight.handle((deadline, e) -> null);
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.NonBlockingStore;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.time.Scheduler;
 import dev.idem.api.time.Sleeper;
@@ -12,8 +13,8 @@ import dev.idem.api.time.Ticker;
 import dev.idem.engine.internal.Fingerprinter;
 import dev.idem.engine.internal.NearCache;
 import dev.idem.engine.internal.OutcomeCodec;
-import dev.idem.engine.internal.PointerSet;
 import dev.idem.engine.internal.Sealer;
+import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.engine.protection.KeyProvider;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.OutcomeFilter;
@@ -39,24 +40,12 @@ import org.jspecify.annotations.Nullable;
  * runs the work at most once per lease for a key and replays its outcome to every
  * duplicate until the record expires.
  *
- * <pre>{@code
- * IdempotencyEngine engine = IdempotencyEngine.builder()
- *         .store(MemoryIdempotencyStore.create())        // or a JDBC, Redis, DynamoDB store
- *         .build();
- * IdempotencyKey key = IdempotencyKey.inScope(customerId).operation("create-charge").key(clientKey);
- *
- * // The value only (a duplicate gets the first call's Charge, the work does not run again):
- * Charge charge = engine.call(key, chargeRequest, Charge.class,
- *         ctx -> gateway.charge(chargeRequest, ctx.downstreamKey()));
- *
- * // The value and whether it was replayed (an HTTP handler answers "Idempotency-Status: replayed"):
- * Result<Charge> result = engine.execute(key, chargeRequest, Charge.class,
- *         ctx -> gateway.charge(chargeRequest, ctx.downstreamKey()));
- * boolean replayed = result.replayed();
- * }</pre>
- * With idem-store-jdbc, the work's database writes and the stored outcome commit in one
- * transaction: {@code engine.executeAtomically(key, request, Charge.class,
- * store.transactional(handle -> charges.insert(handle, request)))}.
+ * {@code call(key, request, type, work)} returns the value, {@code execute(...)} the
+ * {@link Result} (value, and whether it was replayed); {@code callAtomically}/{@code executeAtomically}
+ * run work that completes the record in its own transaction (store-jdbc's
+ * {@code store.transactional(...)}), and {@code callAsync}/{@code executeAsync} work that returns a
+ * {@code CompletionStage}. The project README's quick start, compiled and run by the build, shows
+ * them whole (a store, the engine, a {@link FailureClassifier}, the transactional mode).
  *
  * <h2>Algorithm</h2>
  * Validate the key, fingerprint the request (SHA-256 over the operation and the RFC 8785
@@ -137,6 +126,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class IdempotencyEngine implements AutoCloseable {
     final IdempotencyStore store;
+    /** The store's non-blocking form, used by asynchronous calls; null if it offers none. */
+    final NonBlockingStore nonBlocking;
     private final boolean ownsStore;
     private final AtomicBoolean closed = new AtomicBoolean();
     final OutcomeCodec codec;
@@ -196,8 +187,10 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.listener = b.listener;
         this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.ticker) : null;
         this.completeAttempts = b.completeAttempts;
+        // Read once, like the capabilities: a store offers its non-blocking form for its whole life.
+        this.nonBlocking = store.nonBlocking().orElse(null);
         this.async = new AsyncRuntime(b.asyncExecutor, b.renewalExecutor, b.scheduler, b.maxPendingWork,
-                b.maxAsyncCalls);
+                b.maxAsyncCalls, nonBlocking == null ? 0 : positiveWidth(nonBlocking.maxCallsInFlight()));
         this.polls = new SharedPolls(b.ticker);
         this.minBudgetLease = b.minBudgetLease;
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
@@ -451,6 +444,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public <T> Result<T> executeAtomically(IdempotencyKey key, Object request, Class<T> type, CallOptions options,
             AtomicWork<? extends T> work) {
         Objects.requireNonNull(type, "type");
+        checkSameStore(work);
         return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
     }
 
@@ -468,6 +462,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public <T> Result<T> executeAtomically(IdempotencyKey key, Object request, TypeReference<T> type,
             CallOptions options, AtomicWork<? extends T> work) {
         Objects.requireNonNull(type, "type");
+        checkSameStore(work);
         return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
     }
 
@@ -652,6 +647,23 @@ public final class IdempotencyEngine implements AutoCloseable {
             return StoredBytes.view(outcome, 1, outcome.length - 1);
         }
         return codec.decodeSuccess(outcome, type);
+    }
+
+    // Work bound to another store would complete a record this engine never claimed: its fenced
+    // completion matches nothing and it would be answered "lease lost", which is false.
+    private void checkSameStore(AtomicWork<?> work) {
+        IdempotencyStore bound = Objects.requireNonNull(work, "work").store();
+        if (bound != null && !store.isBackedBy(bound)) {
+            throw new ForeignStoreWorkException(store, bound);
+        }
+    }
+
+    private static int positiveWidth(int width) {
+        if (width < 1) {
+            throw new IllegalArgumentException("the store's NonBlockingStore.maxCallsInFlight() must be positive but"
+                    + " was " + width);
+        }
+        return width;
     }
 
     /** Asks a key provider for its current key once, so a misconfigured one fails at build time. */

@@ -2,7 +2,7 @@ package dev.idem.engine;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.InvalidRequestException;
-import dev.idem.engine.internal.Jackson2JsonCodec;
+import dev.idem.engine.internal.json.Jackson2JsonCodec;
 import java.io.IOException;
 import java.lang.reflect.Type;
 

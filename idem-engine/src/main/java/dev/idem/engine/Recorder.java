@@ -10,6 +10,7 @@ import dev.idem.engine.internal.Sealer;
 import dev.idem.engine.protection.OutcomeFilter;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -61,20 +62,22 @@ final class Recorder {
     }
 
     /**
-     * Encodes a success outcome.
-     *
-     * @throws RuntimeException the answer for an outcome that cannot be stored (its marker stored)
+     * Encodes a success outcome: the bytes, or null after {@code unstorable} got the answer for an
+     * outcome that cannot be stored (its marker then stored through {@code writes}).
      */
-    Encoded encodeSuccess(Object value, long token, int attempt, byte[] fingerprint) {
+    Encoded encodeSuccess(Object value, long token, int attempt, byte[] fingerprint, StoreWrites writes,
+            CompletableFuture<RuntimeException>[] unstorable) {
         Encoded outcome;
         try {
             outcome = encode(value, fingerprint);
         } catch (Unstorable e) {
-            throw unstorable(token, attempt, fingerprint, e.getMessage(), e.getCause());
+            unstorable[0] = unstorable(token, attempt, fingerprint, e.getMessage(), e.getCause(), writes);
+            return null;
         }
         if (outcome.stored.length > engine.maxOutcomeBytes) {
-            throw unstorable(token, attempt, fingerprint, "it is " + outcome.stored.length + " bytes, " + overLimit(),
-                    null);
+            unstorable[0] = unstorable(token, attempt, fingerprint, "it is " + outcome.stored.length + " bytes, "
+                    + overLimit(), null, writes);
+            return null;
         }
         return outcome;
     }
@@ -136,120 +139,129 @@ final class Recorder {
     }
 
     /**
-     * Stores a success outcome.
-     *
-     * @return true if it is stored; false if the store stayed unavailable (the claim is kept)
-     * @throws LeaseLostException if another claim holds the key
-     * @throws OutcomeNotStoredException if the store refused it for good (its marker stored)
+     * Stores a success outcome. Completes with true if it is stored, false if the store stayed
+     * unavailable (the claim is kept); fails with {@link LeaseLostException} if another claim holds
+     * the key, with {@link OutcomeNotStoredException} if the store refused it for good (its marker
+     * stored).
      */
-    boolean completeSuccess(byte[] outcome, long token, int attempt, byte[] fingerprint) {
+    CompletableFuture<Boolean> completeSuccess(byte[] outcome, long token, int attempt, byte[] fingerprint,
+            StoreWrites writes) {
         long sent = engine.ticker.read();
-        boolean completed;
-        try {
-            completed = completeWithRetries(token, outcome);
-        } catch (StoreUnavailableException e) {
-            if (!e.retryable()) {
-                throw unstorable(token, attempt, fingerprint, "the store refused it: " + e.getMessage(), e);
+        return completeWithRetries(token, outcome, writes).handle((completed, failure) -> {
+            Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
+            if (e instanceof StoreUnavailableException && ((StoreUnavailableException) e).retryable()) {
+                // The claim is kept, so the lease holds duplicates off while the store recovers.
+                LOG.log(Level.WARNING, "the outcome of {0} is returned but not stored ({1}); retries may run the "
+                        + "work again once the lease lapses", key, e.getMessage());
+                events.emit(Type.OUTCOME_NOT_STORED, attempt);
+                return CompletableFuture.completedFuture(false);
             }
-            // The claim is kept, so the lease holds duplicates off while the store recovers.
-            LOG.log(Level.WARNING, "the outcome of {0} is returned but not stored ({1}); retries may run the "
-                    + "work again once the lease lapses", key, e.getMessage());
-            events.emit(Type.OUTCOME_NOT_STORED, attempt);
-            return false;
-        } catch (IllegalArgumentException e) {
-            // The store's own size check disagreed with its declared limit.
-            throw unstorable(token, attempt, fingerprint, "the store refused it: " + e.getMessage(), e);
-        }
-        if (!completed) {
-            events.emit(Type.LEASE_LOST, attempt);
-            throw new LeaseLostException(key, token);
-        }
-        events.emit(Type.FIRST_EXECUTION, attempt);
-        cache(fingerprint, outcome, attempt, sent);
-        return true;
+            if (e instanceof StoreUnavailableException || e instanceof IllegalArgumentException) {
+                // Refused for good, or the store's own size check disagreed with its declared limit.
+                return unstorable(token, attempt, fingerprint, "the store refused it: " + e.getMessage(), e, writes)
+                        .thenCompose(Recorder::<Boolean>failed);
+            }
+            if (e != null) {
+                return Recorder.<Boolean>failed(e);
+            }
+            if (!completed) {
+                events.emit(Type.LEASE_LOST, attempt);
+                return Recorder.<Boolean>failed(new LeaseLostException(key, token));
+            }
+            events.emit(Type.FIRST_EXECUTION, attempt);
+            cache(fingerprint, outcome, attempt, sent);
+            return CompletableFuture.completedFuture(true);
+        }).thenCompose(f -> f);
     }
 
     /**
-     * Stores a final failure and returns what the first caller gets: {@code answer} once it is
-     * stored (or while the store stays unavailable, the claim kept), the marker's
+     * Stores a final failure and completes with what the first caller gets: {@code answer} once it
+     * is stored (or while the store stays unavailable, the claim kept), the marker's
      * {@link OutcomeNotStoredException} if it is over the limit or refused for good, a
      * {@link LeaseLostException} caused by {@code cause} if another claim holds the key.
      */
-    RuntimeException storeFinalFailure(FinalFailureException answer, Throwable cause, long token, int attempt,
-            byte[] fingerprint) {
+    CompletableFuture<RuntimeException> storeFinalFailure(FinalFailureException answer, Throwable cause, long token,
+            int attempt, byte[] fingerprint, StoreWrites writes) {
         byte[] outcome;
         try {
             outcome = seal(engine.codec.encodeFailure(answer.code(), answer.detail()), fingerprint);
         } catch (Unstorable e) {
             return unstorable(token, attempt, fingerprint, "the final failure '" + answer.code() + "' could not be"
-                    + " stored: " + e.getMessage(), answer);
+                    + " stored: " + e.getMessage(), answer, writes);
         }
         if (outcome.length > engine.maxOutcomeBytes) {
             return unstorable(token, attempt, fingerprint, "the final failure '" + answer.code() + "' is "
-                    + outcome.length + " bytes, " + overLimit(), answer);
+                    + outcome.length + " bytes, " + overLimit(), answer, writes);
         }
         long sent = engine.ticker.read();
-        try {
-            if (completeWithRetries(token, outcome)) {
+        return completeWithRetries(token, outcome, writes).handle((completed, failure) -> {
+            Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
+            if (e == null && completed) {
                 events.emit(Type.FINAL_FAILURE_STORED, attempt);
                 cache(fingerprint, outcome, attempt, sent);
-                return answer;
+                return CompletableFuture.<RuntimeException>completedFuture(answer);
             }
-            events.emit(Type.LEASE_LOST, attempt);
-            LeaseLostException lost = new LeaseLostException(key, token);
-            lost.initCause(cause);
-            return lost;
-        } catch (StoreUnavailableException e) {
-            if (!e.retryable()) {
+            if (e == null) {
+                events.emit(Type.LEASE_LOST, attempt);
+                LeaseLostException lost = new LeaseLostException(key, token);
+                lost.initCause(cause);
+                return CompletableFuture.<RuntimeException>completedFuture(lost);
+            }
+            if (e instanceof StoreUnavailableException && ((StoreUnavailableException) e).retryable()) {
+                answer.addSuppressed(e);
+                events.emit(Type.OUTCOME_NOT_STORED, attempt);
+                return CompletableFuture.<RuntimeException>completedFuture(answer);
+            }
+            if (e instanceof StoreUnavailableException || e instanceof IllegalArgumentException) {
                 return unstorable(token, attempt, fingerprint, "the store refused the final failure '"
-                        + answer.code() + "': " + e.getMessage(), answer);
+                        + answer.code() + "': " + e.getMessage(), answer, writes);
             }
-            answer.addSuppressed(e);
-            events.emit(Type.OUTCOME_NOT_STORED, attempt);
-            return answer;
-        } catch (IllegalArgumentException e) {
-            return unstorable(token, attempt, fingerprint, "the store refused the final failure '"
-                    + answer.code() + "': " + e.getMessage(), answer);
-        }
+            return Recorder.<RuntimeException>failed(e);
+        }).thenCompose(f -> f);
     }
 
     /**
      * The work ran but its outcome cannot be stored: store a final marker in its place, so
      * the key is not freed and every caller gets the same {@link OutcomeNotStoredException}.
-     * If even the marker cannot be stored the claim is kept until its lease lapses.
+     * If even the marker cannot be stored the claim is kept until its lease lapses. Completes
+     * with the answer for the caller.
      */
-    RuntimeException unstorable(long token, int attempt, byte[] fingerprint, String reason, Throwable cause) {
-        String kept = reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) + "..." : reason;
-        byte[] marker = sealMarker(kept, fingerprint);
-        if (marker.length > engine.maxOutcomeBytes) {
-            kept = "";
-            marker = sealMarker(kept, fingerprint);
-        }
+    CompletableFuture<RuntimeException> unstorable(long token, int attempt, byte[] fingerprint, String reason,
+            Throwable cause, StoreWrites writes) {
+        String shortened = reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) + "..." : reason;
+        byte[] fullMarker = sealMarker(shortened, fingerprint);
+        String kept = fullMarker.length > engine.maxOutcomeBytes ? "" : shortened;
+        byte[] marker = kept.isEmpty() && !shortened.isEmpty() ? sealMarker(kept, fingerprint) : fullMarker;
         OutcomeNotStoredException answer = new OutcomeNotStoredException(key, kept, false, cause);
         events.emit(Type.OUTCOME_NOT_STORED, attempt);
+        if (marker.length > engine.maxOutcomeBytes) {
+            LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker fits the store;"
+                    + " retries may run the work again once the lease lapses", key);
+            return CompletableFuture.completedFuture(answer);
+        }
         long sent = engine.ticker.read();
-        try {
-            if (marker.length <= engine.maxOutcomeBytes && completeWithRetries(token, marker)) {
+        return completeWithRetries(token, marker, writes).handle((completed, failure) -> {
+            Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
+            if (e instanceof StoreUnavailableException || e instanceof IllegalArgumentException) {
+                answer.addSuppressed(e);
+                LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker could be stored;"
+                        + " retries may run the work again once the lease lapses", key);
+                return CompletableFuture.<RuntimeException>completedFuture(answer);
+            }
+            if (e != null) {
+                return Recorder.<RuntimeException>failed(e);
+            }
+            if (completed) {
                 cache(fingerprint, marker, attempt, sent);
                 LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored ({1}); "
                         + "a marker was stored instead, so retries get the same error", key, reason);
-                return answer;
-            }
-            if (marker.length > engine.maxOutcomeBytes) {
-                LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker fits the store;"
-                        + " retries may run the work again once the lease lapses", key);
-                return answer;
+                return CompletableFuture.<RuntimeException>completedFuture(answer);
             }
             events.emit(Type.LEASE_LOST, attempt);
             LeaseLostException lost = new LeaseLostException(key, token);
             lost.addSuppressed(answer);
-            return lost;
-        } catch (StoreUnavailableException | IllegalArgumentException storeFailure) {
-            answer.addSuppressed(storeFailure);
-            LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker could be stored;"
-                    + " retries may run the work again once the lease lapses", key);
-            return answer;
-        }
+            return CompletableFuture.<RuntimeException>completedFuture(lost);
+        }).thenCompose(f -> f);
     }
 
     /**
@@ -267,18 +279,19 @@ final class Recorder {
         }
     }
 
-    /** Releases the key after a failure; returns whether the release took effect. */
+    /** {@link #release(Throwable, long, int, StoreWrites)} on this thread, blocking. */
     boolean release(Throwable failure, long token, int attempt) {
-        try {
-            if (engine.store.release(key, token)) {
-                return true;
-            }
-            events.emit(Type.LEASE_LOST, attempt);
-            failure.addSuppressed(new LeaseLostException(key, token));
-        } catch (RuntimeException releaseFailure) {
-            failure.addSuppressed(releaseFailure);
-        }
-        return false;
+        return StoreWrites.join(release(failure, token, attempt, StoreWrites.blocking(engine, key)));
+    }
+
+    /** {@link #handBack(Throwable, long, int, StoreWrites)} on this thread, blocking. */
+    boolean handBack(Throwable failure, long token, int attempt) {
+        return StoreWrites.join(handBack(failure, token, attempt, StoreWrites.blocking(engine, key)));
+    }
+
+    /** Releases the key after a failure; completes with whether the release took effect. */
+    CompletableFuture<Boolean> release(Throwable failure, long token, int attempt, StoreWrites writes) {
+        return given(writes.release(token), failure, token, attempt);
     }
 
     /**
@@ -286,19 +299,29 @@ final class Recorder {
      * {@link #HAND_BACK}, so the same request takes it over at once and resumes from the
      * journal, while the record keeps its fingerprint and any other request gets
      * {@link dev.idem.api.KeyReusedException}. A release would let another request claim the
-     * key, drop the journal and run the finished steps again. Returns whether it took effect.
+     * key, drop the journal and run the finished steps again. Completes with whether it took effect.
      */
-    boolean handBack(Throwable failure, long token, int attempt) {
-        try {
-            if (engine.store.extendLease(key, token, HAND_BACK).isPresent()) {
-                return true;
+    CompletableFuture<Boolean> handBack(Throwable failure, long token, int attempt, StoreWrites writes) {
+        return given(writes.extendLease(token, HAND_BACK), failure, token, attempt);
+    }
+
+    private CompletableFuture<Boolean> given(CompletableFuture<Boolean> write, Throwable failure, long token,
+            int attempt) {
+        return write.handle((ok, e) -> {
+            if (e != null) {
+                Throwable cause = AsyncExecution.unwrap(e);
+                if (cause instanceof Error) {
+                    return Recorder.<Boolean>failed(cause);
+                }
+                failure.addSuppressed(cause);
+                return CompletableFuture.completedFuture(false);
             }
-            events.emit(Type.LEASE_LOST, attempt);
-            failure.addSuppressed(new LeaseLostException(key, token));
-        } catch (RuntimeException storeFailure) {
-            failure.addSuppressed(storeFailure);
-        }
-        return false;
+            if (!ok) {
+                events.emit(Type.LEASE_LOST, attempt);
+                failure.addSuppressed(new LeaseLostException(key, token));
+            }
+            return CompletableFuture.completedFuture(ok);
+        }).thenCompose(f -> f);
     }
 
     /**
@@ -312,35 +335,27 @@ final class Recorder {
         }
     }
 
-    private boolean completeWithRetries(long token, byte[] outcome) {
-        return withRetries(engine, () -> engine.store.complete(key, token, outcome, ttl));
+    private CompletableFuture<Boolean> completeWithRetries(long token, byte[] outcome, StoreWrites writes) {
+        return writes.withRetries(() -> writes.complete(token, outcome, ttl));
+    }
+
+    static <R> CompletableFuture<R> failed(Throwable e) {
+        return CompletableFuture.failedFuture(e);
     }
 
     /**
-     * Runs a fenced write, trying again on a retryable {@link StoreUnavailableException} up to
-     * the engine's {@code completeAttempts}, pausing 50 ms, 100 ms, ... in between; the one
-     * place where a write after the work waits.
+     * Runs a blocking fenced write with the retries of {@link StoreWrites#withRetries}.
      *
      * @throws StoreUnavailableException the last failure, if no attempt succeeded
      */
     static boolean withRetries(IdempotencyEngine engine, BooleanSupplier write) {
-        StoreUnavailableException last = null;
-        for (int i = 0; i < engine.completeAttempts; i++) {
+        StoreWrites writes = StoreWrites.blocking(engine, null);
+        return StoreWrites.join(writes.withRetries(() -> {
             try {
-                return write.getAsBoolean();
-            } catch (StoreUnavailableException e) {
-                last = e;
-                if (!e.retryable() || i + 1 == engine.completeAttempts) {
-                    break;
-                }
-                try {
-                    engine.sleeper.sleep(Duration.ofMillis(50L << i));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
+                return CompletableFuture.completedFuture(write.getAsBoolean());
+            } catch (RuntimeException | Error e) {
+                return CompletableFuture.failedFuture(e);
             }
-        }
-        throw last;
+        }));
     }
 }

@@ -110,6 +110,13 @@ abstract class StepContext implements ExecutionContext {
      */
     abstract void keepAlive(Duration lease);
 
+    /**
+     * {@link #keepAlive} through the store's non-blocking form (the engine has one): completes
+     * when the lease is renewed (or already reached further), fails with
+     * {@link LeaseLostException} if the token is not current, or with the store's failure.
+     */
+    abstract java.util.concurrent.CompletableFuture<java.time.Instant> keepAliveNonBlocking(Duration lease);
+
     /** The work has ended: no step may start from now on. */
     final synchronized void close() {
         open = false;

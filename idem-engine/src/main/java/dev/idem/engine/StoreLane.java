@@ -4,47 +4,77 @@ import dev.idem.api.StoreUnavailableException;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
- * The one place where the asynchronous path hands a store call to the executor: at most
- * {@code width} of an engine's asynchronous store calls run at once, the rest wait here, in no
- * thread, and a call of a claim already held (the end of a work, a give-back) goes before the
- * waiting claims. So however many callers an engine has, the store sees at most {@code width}
- * of its asynchronous calls at once, and a lease renewal (which does not pass through here, see
- * {@link AsyncRuntime#renewals()}) queues behind at most that many in the store's own
- * connection pool.
+ * The one place where the asynchronous path hands a store call over: at most {@code width} of an
+ * engine's asynchronous store calls are under way at once, the rest wait here, in no thread, and a
+ * call of a claim already held (the end of a work, a give-back) goes before the waiting claims. So
+ * however many callers an engine has, the store sees at most {@code width} of its asynchronous
+ * calls at once, and a lease renewal (which does not pass through here, see
+ * {@link AsyncRuntime#renewals()}) queues behind at most that many in the store's own connection
+ * pool or pipeline.
  *
- * <p>A call's future completes after its slot is given back, on the thread that ran it, so what
- * follows (judging a claim, starting the work) does not hold a slot. An executor that refuses a
- * call of a held claim does not lose it: the call runs on {@code fallback} (the engine's own
- * renewal threads), else on the calling thread, because its outcome must be stored. A refused
- * claim completes its future with {@link StoreUnavailableException}; nothing is held then.
+ * <p>A blocking lane runs each call on the executor; its future completes after its slot is given
+ * back, on the thread that ran it, so what follows (judging a claim, starting the work) does not
+ * hold a slot. A non-blocking lane (over a {@link dev.idem.api.store.NonBlockingStore}) starts each
+ * call on the thread that hands it in (the call returns at once) and holds its slot until the
+ * store's stage completes, on the client's I/O thread; its future is then completed on the
+ * executor, never on that I/O thread, so nothing the engine does next runs on an event loop.
+ *
+ * <p>An executor that refuses a call (or a hop) of a held claim does not lose it: it runs on
+ * {@code fallback} (the engine's own renewal threads), else on the calling thread, because its
+ * outcome must be stored. A refused blocking claim completes its future with
+ * {@link StoreUnavailableException}; nothing is held then. The answer of a non-blocking claim is
+ * never dropped (the claim may have won the key): a refused hop runs on the fallback too.
  */
 final class StoreLane {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
 
     private final int width;
+    private final boolean nonBlocking;
     private final Supplier<Executor> executor;
     private final Supplier<Executor> fallback;
     private final ArrayDeque<Call<?>> holding = new ArrayDeque<>();
     private final ArrayDeque<Call<?>> claims = new ArrayDeque<>();
+    /** Non-blocking calls this thread is starting: a call whose stage completes at once must not recurse. */
+    private final ThreadLocal<ArrayDeque<Call<?>>> starting = new ThreadLocal<>();
     private int running;
 
     StoreLane(int width, Supplier<Executor> executor, Supplier<Executor> fallback) {
+        this(width, false, executor, fallback);
+    }
+
+    StoreLane(int width, boolean nonBlocking, Supplier<Executor> executor, Supplier<Executor> fallback) {
         this.width = width;
+        this.nonBlocking = nonBlocking;
         this.executor = executor;
         this.fallback = fallback;
     }
 
     /**
-     * Runs {@code storeCall} on the executor when a slot is free.
+     * Runs the blocking {@code storeCall} on the executor when a slot is free.
      *
      * @param holdsClaim whether the caller holds the key's claim (its call goes first and is never dropped)
      * @return the call's result, or its exception
      */
     <R> CompletableFuture<R> call(boolean holdsClaim, Supplier<R> storeCall) {
+        return enter(holdsClaim, () -> CompletableFuture.completedFuture(storeCall.get()));
+    }
+
+    /**
+     * Starts the non-blocking {@code storeCall} when a slot is free; only on a non-blocking lane.
+     *
+     * @param holdsClaim whether the caller holds the key's claim (its call goes first)
+     * @return the call's result, or its exception, completed on the executor
+     */
+    <R> CompletableFuture<R> start(boolean holdsClaim, Supplier<? extends CompletionStage<R>> storeCall) {
+        return enter(holdsClaim, storeCall);
+    }
+
+    private <R> CompletableFuture<R> enter(boolean holdsClaim, Supplier<? extends CompletionStage<R>> storeCall) {
         Call<R> call = new Call<>(holdsClaim, storeCall);
         synchronized (this) {
             if (running >= width) {
@@ -57,12 +87,16 @@ final class StoreLane {
         return call.result;
     }
 
-    /** Store calls running now, for tests. */
+    /** Store calls under way now, for tests. */
     synchronized int running() {
         return running;
     }
 
     private void dispatch(Call<?> first) {
+        if (nonBlocking) {
+            startAll(first);
+            return;
+        }
         // A loop, not recursion: an executor that refuses everything must not grow the stack.
         for (Call<?> call = first; call != null; call = call.refused ? next() : null) {
             try {
@@ -79,7 +113,26 @@ final class StoreLane {
         }
     }
 
-    private void runHolding(Call<?> call, RuntimeException refused) {
+    /** Starts a non-blocking call, and those that follow calls completing at once, in a loop. */
+    private void startAll(Call<?> first) {
+        ArrayDeque<Call<?>> queue = starting.get();
+        if (queue != null) {
+            queue.add(first);
+            return;
+        }
+        queue = new ArrayDeque<>();
+        queue.add(first);
+        starting.set(queue);
+        try {
+            for (Call<?> call = queue.poll(); call != null; call = queue.poll()) {
+                call.run();
+            }
+        } finally {
+            starting.remove();
+        }
+    }
+
+    private void runHolding(Runnable call, RuntimeException refused) {
         LOG.log(Level.WARNING, "the async executor refused to end a call whose key is claimed ({0}); it runs on the"
                 + " engine's own threads instead, so its outcome is not lost", refused.toString());
         try {
@@ -103,30 +156,50 @@ final class StoreLane {
 
     private final class Call<R> implements Runnable {
         final boolean holdsClaim;
-        final Supplier<R> body;
+        final Supplier<? extends CompletionStage<R>> body;
         final CompletableFuture<R> result = new CompletableFuture<>();
         boolean refused;
 
-        Call(boolean holdsClaim, Supplier<R> body) {
+        Call(boolean holdsClaim, Supplier<? extends CompletionStage<R>> body) {
             this.holdsClaim = holdsClaim;
             this.body = body;
         }
 
         @Override
         public void run() {
-            R value = null;
-            Throwable failure = null;
+            CompletionStage<R> stage;
             try {
-                value = body.get();
+                stage = body.get();
+                if (stage == null) {
+                    throw new StoreUnavailableException("the store returned no stage", null, false);
+                }
             } catch (RuntimeException | Error e) {
-                failure = e;
+                ended(null, e);
+                return;
             }
+            stage.whenComplete(this::ended);
+        }
+
+        private void ended(R value, Throwable failure) {
             Call<?> next = next();
             if (next != null) {
                 dispatch(next);
             }
+            if (!nonBlocking) {
+                answer(value, failure);
+                return;
+            }
+            Runnable hop = () -> answer(value, failure);
+            try {
+                executor.get().execute(hop);
+            } catch (RuntimeException refused) {
+                runHolding(hop, refused);
+            }
+        }
+
+        private void answer(R value, Throwable failure) {
             if (failure != null) {
-                result.completeExceptionally(failure);
+                result.completeExceptionally(AsyncExecution.unwrap(failure));
             } else {
                 result.complete(value);
             }

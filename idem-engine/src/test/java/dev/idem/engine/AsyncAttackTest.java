@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.RequestInProgressException;
 import dev.idem.api.StoreUnavailableException;
-import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
-import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.ManualScheduler;
@@ -19,7 +18,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -48,15 +46,14 @@ class AsyncAttackTest {
     }
 
     /** A store whose N-th call (counting every operation) fails with a fault. */
-    static final class NthCallStore implements IdempotencyStore {
-        private final IdempotencyStore delegate;
+    static final class NthCallStore extends ForwardingIdempotencyStore {
         private final int failAt;
         private final Fault fault;
         final AtomicInteger calls = new AtomicInteger();
         final List<String> log = new ArrayList<>();
 
         NthCallStore(IdempotencyStore delegate, int failAt, Fault fault) {
-            this.delegate = delegate;
+            super(delegate);
             this.failAt = failAt;
             this.fault = fault;
         }
@@ -81,43 +78,12 @@ class AsyncAttackTest {
         }
 
         @Override
-        public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl) {
-            return call("claim", () -> delegate.claim(key, fingerprint, token, lease, ttl));
-        }
-
-        @Override
-        public boolean complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
-            return call("complete", () -> delegate.complete(key, token, outcome, ttl));
-        }
-
-        @Override
-        public boolean release(IdempotencyKey key, long token) {
-            return call("release", () -> delegate.release(key, token));
-        }
-
-        @Override
-        public boolean checkpoint(IdempotencyKey key, long token, byte[] journal) {
-            return call("checkpoint", () -> delegate.checkpoint(key, token, journal));
-        }
-
-        @Override
-        public Optional<Instant> extendLease(IdempotencyKey key, long token, Duration lease) {
-            return call("extend", () -> delegate.extendLease(key, token, lease));
-        }
-
-        @Override
-        public Optional<StoredRecord> find(IdempotencyKey key) {
-            return call("find", () -> delegate.find(key));
-        }
-
-        @Override
-        public int purgeExpired(int limit) {
-            return delegate.purgeExpired(limit);
-        }
-
-        @Override
-        public StoreCapabilities capabilities() {
-            return delegate.capabilities();
+        protected <T> T around(Operation operation, IdempotencyKey key, Supplier<T> call) {
+            return switch (operation) {
+                case PURGE_EXPIRED -> call.get();
+                case EXTEND_LEASE -> call("extend", call);
+                default -> call(operation.label(), call);
+            };
         }
     }
 
@@ -174,7 +140,7 @@ class AsyncAttackTest {
                     clock.advance(LEASE.plusSeconds(1));
                 }
             }
-            RecordState status = store.delegate.find(KEY).map(StoredRecord::state).orElse(null);
+            RecordState status = store.delegate().find(KEY).map(StoredRecord::state).orElse(null);
             return new Run(answers, effects.get(), status, store.calls.get());
         }
     }

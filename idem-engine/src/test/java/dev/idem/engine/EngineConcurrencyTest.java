@@ -6,6 +6,7 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.RequestInProgressException;
 import dev.idem.api.time.Sleeper;
+import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import java.time.Duration;
@@ -164,7 +165,7 @@ class EngineConcurrencyTest {
                 .sleeper(d -> clock.advance(d))
                 .inProgress(InProgressPolicy.waitUpTo(Duration.ofMinutes(2))).build();
         // A holder that never completes: claimed directly, as a crashed process leaves it.
-        byte[] fp = engine.fingerprinter.fingerprint("pay", "{}", dev.idem.engine.internal.PointerSet.EMPTY);
+        byte[] fp = engine.fingerprinter.fingerprint("pay", "{}", PointerSet.EMPTY);
         store.claim(key("crashed"), fp, 1, Duration.ofSeconds(30), Duration.ofHours(24));
         Result<String> r = engine.execute(key("crashed"), "{}", String.class, ctx -> "recovered " + ctx.attempt());
         assertThat(r.value()).isEqualTo("recovered 2");

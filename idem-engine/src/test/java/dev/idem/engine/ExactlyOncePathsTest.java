@@ -7,7 +7,7 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.store.RecordState;
 import dev.idem.engine.IdempotencyEvent.Type;
-import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import java.time.Duration;

@@ -3,6 +3,7 @@ package dev.idem.engine;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
@@ -16,8 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * backend were unreachable, and calls are counted. Not a mock: when the switch is off it
  * is the memory store.
  */
-class FaultyStore implements IdempotencyStore {
-    final IdempotencyStore delegate;
+class FaultyStore extends ForwardingIdempotencyStore {
     volatile boolean claimDown;
     volatile boolean completeDown;
     volatile boolean releaseDown;
@@ -48,7 +48,7 @@ class FaultyStore implements IdempotencyStore {
     volatile java.util.function.UnaryOperator<byte[]> journalWritten;
 
     FaultyStore(IdempotencyStore delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     private static StoreUnavailableException down() {
@@ -61,7 +61,7 @@ class FaultyStore implements IdempotencyStore {
         if (claimDown) {
             throw down();
         }
-        return delegate.claim(key, fingerprint, token, lease, ttl);
+        return delegate().claim(key, fingerprint, token, lease, ttl);
     }
 
     @Override
@@ -79,7 +79,7 @@ class FaultyStore implements IdempotencyStore {
             throw once;
         }
         java.util.function.UnaryOperator<byte[]> written = outcomeWritten;
-        return delegate.complete(key, token, written == null ? outcome : written.apply(outcome), ttl);
+        return delegate().complete(key, token, written == null ? outcome : written.apply(outcome), ttl);
     }
 
     @Override
@@ -91,7 +91,7 @@ class FaultyStore implements IdempotencyStore {
         if (releaseRefused) {
             return false;
         }
-        return delegate.release(key, token);
+        return delegate().release(key, token);
     }
 
     @Override
@@ -100,12 +100,12 @@ class FaultyStore implements IdempotencyStore {
         StoreUnavailableException failure = checkpointFailure;
         if (failure != null) {
             if (checkpointLands) {
-                delegate.checkpoint(key, token, journal);
+                delegate().checkpoint(key, token, journal);
             }
             throw failure;
         }
         java.util.function.UnaryOperator<byte[]> written = journalWritten;
-        return delegate.checkpoint(key, token, written == null ? journal : written.apply(journal));
+        return delegate().checkpoint(key, token, written == null ? journal : written.apply(journal));
     }
 
     @Override
@@ -117,7 +117,7 @@ class FaultyStore implements IdempotencyStore {
         if (extendRefused) {
             return Optional.empty();
         }
-        return delegate.extendLease(key, token, lease);
+        return delegate().extendLease(key, token, lease);
     }
 
     @Override
@@ -125,17 +125,12 @@ class FaultyStore implements IdempotencyStore {
         if (findDown) {
             throw down();
         }
-        return delegate.find(key);
-    }
-
-    @Override
-    public int purgeExpired(int limit) {
-        return delegate.purgeExpired(limit);
+        return delegate().find(key);
     }
 
     @Override
     public StoreCapabilities capabilities() {
-        StoreCapabilities c = delegate.capabilities();
+        StoreCapabilities c = delegate().capabilities();
         return new StoreCapabilities(c.nativeExpiry(), c.serverClock() || serverClock, Math.min(c.maxOutcomeBytes(), maxOutcomeBytes));
     }
 }

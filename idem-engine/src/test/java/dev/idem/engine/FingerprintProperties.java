@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.engine.internal.Fingerprinter;
-import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.json.PointerSet;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;

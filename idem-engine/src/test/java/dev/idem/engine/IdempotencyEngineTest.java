@@ -19,6 +19,7 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.engine.IdempotencyEvent.Type;
+import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.MutableClock;
 import java.io.IOException;
@@ -118,7 +119,7 @@ class IdempotencyEngineTest {
     @Test
     void keyReuseWinsOverInProgress() throws Exception {
         IdempotencyKey k = key("busy");
-        store.claim(k, engine.fingerprinter.fingerprint(k.operation(), "{\"a\":1}", dev.idem.engine.internal.PointerSet.EMPTY),
+        store.claim(k, engine.fingerprinter.fingerprint(k.operation(), "{\"a\":1}", PointerSet.EMPTY),
                 42, Duration.ofSeconds(30), Duration.ofHours(1));
         assertThatThrownBy(() -> engine.execute(k, "{\"a\":2}", Charge.class, charge("x")))
                 .isInstanceOf(KeyReusedException.class);
@@ -135,7 +136,7 @@ class IdempotencyEngineTest {
     @Test
     void retryAfterHintNeverExceedsTheLeaseLeft() {
         IdempotencyKey k = key("almost");
-        store.claim(k, engine.fingerprinter.fingerprint(k.operation(), "{}", dev.idem.engine.internal.PointerSet.EMPTY),
+        store.claim(k, engine.fingerprinter.fingerprint(k.operation(), "{}", PointerSet.EMPTY),
                 42, Duration.ofMillis(300), Duration.ofHours(1));
         clock.advance(Duration.ofMillis(200));
         assertThatThrownBy(() -> engine.execute(k, "{}", Charge.class, charge("x")))

@@ -170,7 +170,12 @@ class OneOutcomeOneAnswerTest {
         assertThatThrownBy(() -> engine.execute(key("instant"), Map.of("at", Instant.EPOCH), String.class,
                 ctx -> "x"))
                 .isInstanceOfSatisfying(RequestSerializationException.class,
-                        e -> assertThat(e.httpStatus()).isEqualTo(500));
+                        e -> assertThat(e.httpStatus()).isEqualTo(500))
+                // The message names the fix, not only Jackson's missing module.
+                .hasMessageContaining("java.time.Instant")
+                .hasMessageContaining(".objectMapper(new ObjectMapper().registerModule(new JavaTimeModule()))")
+                .hasMessageContaining("jackson-datatype-jsr310")
+                .hasMessageContaining("Jackson3JsonCodec");
         assertThat(store.claims).hasValue(0);
     }
 

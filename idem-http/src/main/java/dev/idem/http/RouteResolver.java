@@ -1,5 +1,6 @@
 package dev.idem.http;
 
+import dev.idem.http.internal.Paths;
 import java.util.Optional;
 
 /**
@@ -25,5 +26,20 @@ public interface RouteResolver {
      */
     static RouteResolver path() {
         return request -> Optional.of(request.path());
+    }
+
+    /**
+     * The one spelling of a request path that the HTTP contract keys on, so that a retry that
+     * spells the path differently is the same intent: path parameters ({@code ;x=1}) dropped,
+     * percent-escapes decoded and only what must be escaped escaped again (upper-case hex,
+     * UTF-8; an escaped slash stays escaped), empty and {@code .} segments dropped,
+     * {@code ..} resolved (never above the root), a trailing slash kept. A resolver that
+     * matches paths itself (a framework's route patterns) matches on this spelling.
+     *
+     * @param rawPath the request path as sent, without the query
+     * @return the canonical path, always starting with {@code /}
+     */
+    static String normalizePath(String rawPath) {
+        return Paths.normalize(rawPath);
     }
 }

@@ -11,7 +11,7 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.JsonCodec;
 import dev.idem.engine.Result;
 import dev.idem.engine.internal.Fingerprinter;
-import dev.idem.engine.internal.PointerSet;
+import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

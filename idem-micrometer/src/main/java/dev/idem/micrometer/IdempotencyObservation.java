@@ -6,11 +6,7 @@ import dev.idem.engine.IdempotencyEvent;
 import dev.idem.engine.IdempotencyListener;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Deque;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -259,21 +255,7 @@ public final class IdempotencyObservation {
      * @return 32 lower-case hex digits
      */
     public static String keyHash(String scope, String operation, String key) {
-        MessageDigest sha;
-        try {
-            sha = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JVM", e);
-        }
-        for (String part : new String[] {scope, operation, key}) {
-            byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-            sha.update((byte) (bytes.length >>> 24));
-            sha.update((byte) (bytes.length >>> 16));
-            sha.update((byte) (bytes.length >>> 8));
-            sha.update((byte) bytes.length);
-            sha.update(bytes);
-        }
-        return HexFormat.of().formatHex(sha.digest(), 0, 16);
+        return IdempotencyKey.digest(scope, operation, key);
     }
 
     /** Validating builder: each setter checks its argument at once and may be called once. */

@@ -1,5 +1,6 @@
 package dev.idem.opentelemetry;
 
+import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.IdempotencyEvent;
 import dev.idem.engine.IdempotencyListener;
@@ -8,10 +9,6 @@ import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
 import io.opentelemetry.api.trace.Span;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Objects;
 
 /**
@@ -126,21 +123,7 @@ public final class IdempotencyTracing implements IdempotencyListener {
      * @return 32 lower-case hex digits
      */
     public static String keyHash(String scope, String operation, String key) {
-        MessageDigest sha;
-        try {
-            sha = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JVM", e);
-        }
-        for (String part : new String[] {scope, operation, key}) {
-            byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-            sha.update((byte) (bytes.length >>> 24));
-            sha.update((byte) (bytes.length >>> 16));
-            sha.update((byte) (bytes.length >>> 8));
-            sha.update((byte) bytes.length);
-            sha.update(bytes);
-        }
-        return HexFormat.of().formatHex(sha.digest(), 0, 16);
+        return IdempotencyKey.digest(scope, operation, key);
     }
 
     @Override

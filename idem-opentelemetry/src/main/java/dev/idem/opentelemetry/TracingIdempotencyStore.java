@@ -2,19 +2,14 @@ package dev.idem.opentelemetry;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
-import dev.idem.api.store.StoreCapabilities;
-import dev.idem.api.store.StoredRecord;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Scope;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -26,7 +21,7 @@ import java.util.function.Supplier;
  *
  * <p>Closing it closes the wrapped store. Thread-safe when the wrapped store is.
  */
-public final class TracingIdempotencyStore implements IdempotencyStore {
+public final class TracingIdempotencyStore extends ForwardingIdempotencyStore {
     /** The instrumentation scope name of the store spans. */
     public static final String INSTRUMENTATION = "dev.idem.opentelemetry";
     /** Span attribute: the wrapped store's kind ({@code jdbc}, {@code redis}, ...). */
@@ -37,12 +32,11 @@ public final class TracingIdempotencyStore implements IdempotencyStore {
     private static final AttributeKey<String> STORE_KIND_KEY = AttributeKey.stringKey(STORE_KIND);
     private static final AttributeKey<String> CLAIM_STATUS_KEY = AttributeKey.stringKey(CLAIM_STATUS);
 
-    private final IdempotencyStore delegate;
     private final Tracer tracer;
     private final String kind;
 
     TracingIdempotencyStore(IdempotencyStore delegate, Tracer tracer, String kind) {
-        this.delegate = Objects.requireNonNull(delegate, "store");
+        super(delegate);
         this.tracer = tracer;
         this.kind = kind;
     }
@@ -54,18 +48,10 @@ public final class TracingIdempotencyStore implements IdempotencyStore {
         return kind.isEmpty() ? "custom" : kind.toLowerCase(java.util.Locale.ROOT);
     }
 
-    /**
-     * The wrapped store.
-     *
-     * @return the store every call is delegated to
-     */
-    public IdempotencyStore delegate() {
-        return delegate;
-    }
-
+    @Override
     @SuppressWarnings("try") // the scope is held for its side effect: the span is current during the call
-    private <T> T traced(String operation, IdempotencyKey key, Supplier<T> call) {
-        Span span = tracer.spanBuilder("idem.store." + operation).setSpanKind(SpanKind.CLIENT)
+    protected <T> T around(Operation operation, IdempotencyKey key, Supplier<T> call) {
+        Span span = tracer.spanBuilder("idem.store." + operation.label()).setSpanKind(SpanKind.CLIENT)
                 .setAttribute(STORE_KIND_KEY, kind).startSpan();
         if (key != null) {
             span.setAttribute(IdempotencyTracing.OPERATION_KEY, key.operation());
@@ -86,53 +72,7 @@ public final class TracingIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
-            Duration ttl) {
-        return traced("claim", key, () -> delegate.claim(key, fingerprint, fencingToken, lease, ttl));
-    }
-
-    @Override
-    public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
-        return traced("complete", key, () -> delegate.complete(key, fencingToken, outcome, ttl));
-    }
-
-    @Override
-    public boolean release(IdempotencyKey key, long fencingToken) {
-        return traced("release", key, () -> delegate.release(key, fencingToken));
-    }
-
-    @Override
-    public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-        return traced("checkpoint", key, () -> delegate.checkpoint(key, fencingToken, journal));
-    }
-
-    @Override
-    public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
-        return traced("extend_lease", key, () -> delegate.extendLease(key, fencingToken, lease));
-    }
-
-    @Override
-    public Optional<StoredRecord> find(IdempotencyKey key) {
-        return traced("find", key, () -> delegate.find(key));
-    }
-
-    @Override
-    public int purgeExpired(int limit) {
-        return traced("purge_expired", null, () -> delegate.purgeExpired(limit));
-    }
-
-    @Override
-    public StoreCapabilities capabilities() {
-        return delegate.capabilities();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
-    }
-
-    @Override
     public String toString() {
-        return "Tracing(" + delegate + ")";
+        return "Tracing(" + delegate() + ")";
     }
 }

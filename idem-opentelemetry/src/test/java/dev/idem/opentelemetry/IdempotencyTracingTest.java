@@ -237,4 +237,24 @@ class IdempotencyTracingTest {
         assertThatThrownBy(() -> IdempotencyTracing.builder(otel).storeKind(" "))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void theReadmeExampleGivesStoreSpansAndSpanAttributes() {
+        OpenTelemetrySdk openTelemetry = otel;
+        IdempotencyStore store = memory;
+        // tag::readme[]
+        IdempotencyTracing tracing = IdempotencyTracing.create(openTelemetry);
+        IdempotencyEngine engine = IdempotencyEngine.builder()
+                .store(tracing.wrap(store))   // child spans idem.store.claim, .complete, .release, ...
+                .listener(tracing)            // attributes and events on Span.current()
+                .build();
+        // end::readme[]
+        inRequest("POST /charges", () -> engine.call(key("readme"), "{}", String.class, ctx -> "ok"));
+        List<String> names = exporter.getFinishedSpanItems().stream().map(SpanData::getName)
+                .collect(Collectors.toList());
+        assertThat(names).contains("idem.store.claim", "idem.store.complete", "POST /charges");
+        SpanData server = exporter.getFinishedSpanItems().stream().filter(d -> d.getName().equals("POST /charges"))
+                .findFirst().orElseThrow();
+        assertThat(server.getAttributes().asMap().toString()).contains("idem.outcome");
+    }
 }

@@ -2,7 +2,6 @@ package dev.idem.spring;
 
 import dev.idem.http.IncomingRequest;
 import dev.idem.http.RouteResolver;
-import dev.idem.http.internal.Paths;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import java.util.Objects;
@@ -83,7 +82,7 @@ public final class SpringRoutes implements RouteResolver {
     static String pathWithinApplication(HttpServletRequest request) {
         String uri = request.getRequestURI() == null ? "" : request.getRequestURI();
         String context = request.getContextPath() == null ? "" : request.getContextPath();
-        return Paths.normalize(uri.startsWith(context) ? uri.substring(context.length()) : uri);
+        return RouteResolver.normalizePath(uri.startsWith(context) ? uri.substring(context.length()) : uri);
     }
 
     @Override

@@ -1,13 +1,10 @@
 package dev.idem.spring;
 
 import dev.idem.api.IdempotencyKey;
-import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
-import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -63,16 +60,14 @@ public final class TransactionViews implements StoreDecorator, Ordered {
         }
     }
 
-    private final class View implements IdempotencyStore {
-        private final IdempotencyStore delegate;
-
+    private final class View extends ForwardingIdempotencyStore {
         View(IdempotencyStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public Optional<StoredRecord> find(IdempotencyKey key) {
-            Optional<StoredRecord> found = delegate.find(key);
+            Optional<StoredRecord> found = delegate().find(key);
             Map<IdempotencyKey, Pending> m = pending.get();
             Pending p = m == null ? null : m.get(key);
             if (p == null || found.isEmpty()) {
@@ -87,49 +82,8 @@ public final class TransactionViews implements StoreDecorator, Ordered {
         }
 
         @Override
-        public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
-                Duration ttl) {
-            return delegate.claim(key, fingerprint, fencingToken, lease, ttl);
-        }
-
-        @Override
-        public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
-            return delegate.complete(key, fencingToken, outcome, ttl);
-        }
-
-        @Override
-        public boolean release(IdempotencyKey key, long fencingToken) {
-            return delegate.release(key, fencingToken);
-        }
-
-        @Override
-        public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-            return delegate.checkpoint(key, fencingToken, journal);
-        }
-
-        @Override
-        public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
-            return delegate.extendLease(key, fencingToken, lease);
-        }
-
-        @Override
-        public int purgeExpired(int limit) {
-            return delegate.purgeExpired(limit);
-        }
-
-        @Override
-        public StoreCapabilities capabilities() {
-            return delegate.capabilities();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
-        }
-
-        @Override
         public String toString() {
-            return delegate.toString();
+            return delegate().toString();
         }
     }
 }

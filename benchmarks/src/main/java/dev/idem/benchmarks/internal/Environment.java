@@ -33,8 +33,10 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -76,6 +78,44 @@ public final class Environment implements AutoCloseable {
     /** The round-trip counter, or null if the environment was opened without one. */
     public TripCounter trips() {
         return trips;
+    }
+
+    /**
+     * The store of {@code backend} over its non-blocking client: DynamoDB over a
+     * {@code DynamoDbAsyncClient} (Netty, {@link #POOL_SIZE} connections). No raw baseline.
+     *
+     * @param backend DYNAMODB
+     * @return the environment
+     */
+    public static Environment openNonBlocking(Backend backend) {
+        Deque<AutoCloseable> closers = new ArrayDeque<>();
+        try {
+            if (backend != Backend.DYNAMODB) {
+                throw new IllegalArgumentException("no non-blocking client for " + backend);
+            }
+            var endpoint = Servers.acquireDynamoDb();
+            closers.push(Servers::releaseDynamoDb);
+            DynamoDbAsyncClient client = DynamoDbAsyncClient.builder()
+                    .endpointOverride(endpoint)
+                    .region(Region.US_EAST_1)
+                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                    .httpClientBuilder(NettyNioAsyncHttpClient.builder().maxConcurrency(POOL_SIZE)
+                            .connectionTimeout(Duration.ofSeconds(5)).readTimeout(Duration.ofSeconds(60)))
+                    .build();
+            closers.push(client);
+            String table = "idem-nb-" + UUID.randomUUID().toString().substring(0, 8);
+            DynamoDbClient admin = DynamoDbClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
+                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                    .httpClientBuilder(Apache5HttpClient.builder()).build();
+            closers.push(admin);
+            createTable(admin, table);
+            IdempotencyStore store = DynamoDbIdempotencyStore.builder().asyncClient(client).tableName(table)
+                    .maxCallsInFlight(POOL_SIZE).build();
+            return new Environment(store, null, null, closers);
+        } catch (RuntimeException | Error e) {
+            new Environment(null, null, null, closers).close();
+            throw e;
+        }
     }
 
     /**
@@ -164,7 +204,7 @@ public final class Environment implements AutoCloseable {
                         .region(Region.US_EAST_1)
                         .credentialsProvider(StaticCredentialsProvider.create(
                                 AwsBasicCredentials.create("local", "local")))
-                        .httpClientBuilder(ApacheHttpClient.builder().maxConnections(POOL_SIZE)
+                        .httpClientBuilder(Apache5HttpClient.builder().maxConnections(POOL_SIZE)
                                 .connectionTimeout(Duration.ofSeconds(5)).socketTimeout(Duration.ofSeconds(30)));
                 if (countTrips) {
                     // Sees every HTTP attempt, SDK retries included.

@@ -29,6 +29,14 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -82,7 +90,11 @@ final class FaultCampaign {
         /** An atomic step whose effect commits with its journal entry (the store's checkpoint), then a step. */
         ATOMIC_STEP(true, "charge", "ship"),
         /** Work whose effect commits with its completion, which the engine then reads back. */
-        ATOMIC_WORK(true, "book");
+        ATOMIC_WORK(true, "book"),
+        /** {@code executeAsync}: one effect, then a stage completed with a value. */
+        ASYNC_PLAIN(false, "pay"),
+        /** {@code executeAsync}: one effect, then a stage failed with a failure classified final. */
+        ASYNC_FINAL_FAILURE(false, "try-charge");
 
         final boolean stepped;
         final Set<String> effects;
@@ -91,9 +103,20 @@ final class FaultCampaign {
             this.stepped = stepped;
             this.effects = Set.of(effects);
         }
+
+        /** Whether the script calls {@code executeAsync} (on the store's non-blocking form, if it has one). */
+        boolean async() {
+            return this == ASYNC_PLAIN || this == ASYNC_FINAL_FAILURE;
+        }
     }
 
     private static final int MAX_CALLS = 40;
+    /** The longest a run waits for an asynchronous call's answer. */
+    private static final Duration ASYNC_ANSWER = Duration.ofSeconds(60);
+    /** The asynchronous workers' threads and timer, shared by every engine of the campaign. */
+    private static final ExecutorService ASYNC_THREADS = Executors.newCachedThreadPool(daemons("fault-async-"));
+    private static final Scheduler ASYNC_TIMER = Scheduler.of(Executors.newScheduledThreadPool(1,
+            daemons("fault-async-timer-")));
     private static final int MAX_TRIES = 8;
     private static final Duration SLACK = Duration.ofMillis(2);
     /**
@@ -217,6 +240,15 @@ final class FaultCampaign {
         }
     }
 
+    private static ThreadFactory daemons(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return task -> {
+            Thread t = new Thread(task, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
     /** What a caller got, when it settles the key. */
     record Answer(String kind, String body) {
         static Answer of(Result<String> r) {
@@ -280,10 +312,16 @@ final class FaultCampaign {
             InProgressPolicy policy = clocks == Clocks.WALL_STEPPED_IN_WAITS
                     ? InProgressPolicy.waitUpTo(lease.multipliedBy(2)) : InProgressPolicy.failFast();
             SplittableRandom jitter = random.split();
-            IdempotencyEngine engine = engineBuilder.apply(connection).ttl(ttl).clock(time.wall())
+            IdempotencyEngine.Builder builder = engineBuilder.apply(connection);
+            if (script.async()) {
+                builder.asyncExecutor(ASYNC_THREADS);
+            }
+            IdempotencyEngine engine = builder.ttl(ttl).clock(time.wall())
                     .ticker(time.ticker()).sleeper(time.sleeper()).random(jitter::nextLong).inProgress(policy)
                     .retryAfterHint(lease).objectMapper(mapper)
-                    .minBudgetLease(lease.multipliedBy(3).dividedBy(4)).scheduler(FROZEN)
+                    .minBudgetLease(lease.multipliedBy(3).dividedBy(4))
+                    // The async call pauses between its completion's retries on the scheduler: a real one.
+                    .scheduler(script.async() ? ASYNC_TIMER : FROZEN)
                     .failureClassifier(e -> e instanceof Declined ? FailureDecision.finalFailure("declined",
                             "card declined") : FailureDecision.transientFailure())
                     .build();
@@ -402,6 +440,16 @@ final class FaultCampaign {
         private Result<String> execute(Worker w) {
             IdempotencyEngine engine = w.engine();
             switch (script) {
+                case ASYNC_PLAIN:
+                    return answered(engine.executeAsync(key, request, String.class, ctx -> {
+                        effect(w, "pay", ctx.downstreamKey());
+                        return CompletableFuture.completedFuture("pay@" + ctx.attempt());
+                    }));
+                case ASYNC_FINAL_FAILURE:
+                    return answered(engine.executeAsync(key, request, String.class, ctx -> {
+                        effect(w, "try-charge", ctx.downstreamKey());
+                        return CompletableFuture.<String>failedFuture(new Declined());
+                    }));
                 case PLAIN:
                 case PLAIN_RETRIED:
                     return engine.execute(key, request, String.class, options(), ctx -> {
@@ -459,6 +507,27 @@ final class FaultCampaign {
             }
         }
 
+        /** An asynchronous call's answer, waited for (bounded); its failure thrown as the blocking call would. */
+        private Result<String> answered(CompletableFuture<Result<String>> answer) {
+            try {
+                return answer.get(ASYNC_ANSWER.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw broken("interrupted while waiting for an asynchronous answer", e);
+            } catch (TimeoutException e) {
+                throw broken("an asynchronous call did not answer within " + ASYNC_ANSWER, e);
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof RuntimeException) {
+                    throw (RuntimeException) cause;
+                }
+                if (cause instanceof Error) {
+                    throw (Error) cause;
+                }
+                throw broken("an asynchronous call failed with " + cause, cause);
+            }
+        }
+
         private String step(Worker w, ExecutionContext ctx, String name, boolean flakyFirst) throws Exception {
             return ctx.step(name, String.class, () -> {
                 if (flakyFirst && ctx.attempt() == 1) {
@@ -472,10 +541,12 @@ final class FaultCampaign {
         private String baseline() {
             switch (script) {
                 case PLAIN:
+                case ASYNC_PLAIN:
                     return "value pay@1";
                 case PLAIN_RETRIED:
                     return "value pay@2";
                 case FINAL_FAILURE:
+                case ASYNC_FINAL_FAILURE:
                     return "final failure declined: card declined";
                 case STEPS:
                     return "value reserve@1,charge@1,ship@1";

@@ -113,11 +113,15 @@ public abstract class FaultInjectionContract {
         List<Arguments> all = new ArrayList<>();
         for (Clocks clocks : Clocks.values()) {
             for (Script script : Script.values()) {
-                all.add(Arguments.of(clocks, Deadlines.NONE, script));
+                if (!script.async()) {
+                    all.add(Arguments.of(clocks, Deadlines.NONE, script));
+                }
             }
         }
         for (Script script : Script.values()) {
-            all.add(Arguments.of(Clocks.SAME, Deadlines.PER_CALL, script));
+            if (!script.async()) {
+                all.add(Arguments.of(Clocks.SAME, Deadlines.PER_CALL, script));
+            }
         }
         return all.stream();
     }

@@ -3,12 +3,16 @@ package dev.idem.engine.tck;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.NonBlockingStore;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
@@ -20,8 +24,14 @@ import java.util.function.Supplier;
  * <p>A write can carry a business effect that commits with it ({@link #commitWith}), as a
  * transactional store's checkpoint or completion would: the effect is recorded exactly when the
  * write lands, so a crash or refusal leaves both or neither.
+ *
+ * <p>If the store offers a {@link NonBlockingStore} form, so does the connection: its calls count
+ * with the blocking ones and meet the same faults, delivered through the stage (a lost reply fails
+ * the stage after the write landed; a takeover after the call runs when its stage completes; a
+ * crash fails the stage with {@link Crash}). An asynchronous worker's calls follow one another,
+ * so the connection stays single-threaded in effect; its methods are synchronized for visibility.
  */
-final class FaultyConnection implements IdempotencyStore {
+final class FaultyConnection extends ForwardingIdempotencyStore {
     /** The store operations a worker makes, as the fault report names them. */
     enum Call { CLAIM, CHECKPOINT, COMPLETE, RELEASE, EXTEND, FIND }
 
@@ -43,7 +53,6 @@ final class FaultyConnection implements IdempotencyStore {
         }
     }
 
-    private final IdempotencyStore delegate;
     private final int failAt;
     private final Fault fault;
     private final Hooks hooks;
@@ -69,11 +78,19 @@ final class FaultyConnection implements IdempotencyStore {
     /** Called just before the fault takes effect, with the call it hits. */
     java.util.function.Consumer<Call> onFault = c -> { };
 
+    private final NonBlockingStore form;
+
     FaultyConnection(IdempotencyStore delegate, int failAt, Fault fault, Hooks hooks) {
-        this.delegate = delegate;
+        super(delegate);
         this.failAt = failAt;
         this.fault = fault;
         this.hooks = hooks;
+        this.form = delegate.nonBlocking().map(NonBlockingForm::new).orElse(null);
+    }
+
+    @Override
+    public Optional<NonBlockingStore> nonBlocking() {
+        return Optional.ofNullable(form);
     }
 
     /** A connection that never fails. */
@@ -82,7 +99,7 @@ final class FaultyConnection implements IdempotencyStore {
     }
 
     /** How many calls the worker made (the one a crash cut off included). */
-    int calls() {
+    synchronized int calls() {
         return calls;
     }
 
@@ -104,71 +121,160 @@ final class FaultyConnection implements IdempotencyStore {
         return ok;
     }
 
+    /** A blocking call: the non-blocking path's fault, met on this thread (every stage here is already complete). */
     private <R> R call(Call kind, Supplier<R> op) {
+        CompletableFuture<R> done = callLater(kind, () -> {
+            try {
+                return CompletableFuture.completedFuture(op.get());
+            } catch (RuntimeException | Error e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        });
+        try {
+            return done.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            if (cause instanceof Error) {
+                throw (Error) cause;
+            }
+            throw e;
+        }
+    }
+
+    /** One call with the fault scripted for it, if it is the {@code failAt}-th: the fault arrives through the stage. */
+    private synchronized <R> CompletableFuture<R> callLater(Call kind, Supplier<? extends CompletionStage<R>> op) {
         if (cut) {
             commitsWithNextWrite = null;
-            throw new StoreUnavailableException("connection cut: the worker crashed", null, true);
+            return CompletableFuture.failedFuture(new StoreUnavailableException("connection cut: the worker crashed",
+                    null, true));
         }
         if (++calls != failAt) {
-            return land(kind, op);
+            return landLater(kind, op);
         }
         firedOn = kind;
         onFault.accept(kind);
         boolean write = kind == Call.CHECKPOINT || kind == Call.COMPLETE;
         if (write && commitsWithNextWrite == null && (fault == Fault.TRANSIENT || fault == Fault.PERMANENT)) {
-            // An effect that does not commit with this write has already run; the write that records it is lost.
             inDoubt = kind;
         }
         switch (fault) {
             case TRANSIENT:
                 commitsWithNextWrite = null;
-                throw new StoreUnavailableException("injected transient failure of " + kind, null, true);
+                return CompletableFuture.failedFuture(new StoreUnavailableException("injected transient failure of "
+                        + kind, null, true));
             case PERMANENT:
                 commitsWithNextWrite = null;
-                throw new StoreUnavailableException("injected permanent failure of " + kind, null, false);
+                return CompletableFuture.failedFuture(new StoreUnavailableException("injected permanent failure of "
+                        + kind, null, false));
             case TIMEOUT_LANDED:
-                land(kind, op);
-                throw new StoreUnavailableException("injected timeout of " + kind + " (the call landed)", null, true);
+                return landLater(kind, op).handle((r, e) -> {
+                    throw new StoreUnavailableException("injected timeout of " + kind + " (the call landed)", null,
+                            true);
+                });
             case LAPSE_BEFORE:
                 hooks.lapse();
-                return land(kind, op);
+                return landLater(kind, op);
             case TAKEOVER_BEFORE:
                 hooks.lapse();
                 hooks.takeOver();
-                return land(kind, op);
-            case TAKEOVER_AFTER: {
-                R result = land(kind, op);
-                hooks.lapse();
-                hooks.takeOver();
-                return result;
-            }
+                return landLater(kind, op);
+            case TAKEOVER_AFTER:
+                return landLater(kind, op).thenApply(r -> {
+                    hooks.lapse();
+                    hooks.takeOver();
+                    return r;
+                });
             case CRASH_BEFORE:
                 cut = true;
                 commitsWithNextWrite = null;
-                throw new Crash();
+                return CompletableFuture.failedFuture(new Crash());
             case CRASH_AFTER:
-                land(kind, op);
-                cut = true;
-                throw new Crash();
+                return landLater(kind, op).handle((r, e) -> {
+                    synchronized (this) {
+                        cut = true;
+                    }
+                    throw new Crash();
+                });
             default:
                 throw new AssertionError(fault);
         }
     }
 
-    private <R> R land(Call kind, Supplier<R> op) {
-        R result;
+    private <R> CompletableFuture<R> landLater(Call kind, Supplier<? extends CompletionStage<R>> op) {
+        CompletableFuture<R> stage;
         try {
-            result = op.get();
+            stage = op.get().toCompletableFuture();
         } catch (RuntimeException e) {
             commitsWithNextWrite = null;
-            throw e;
+            return CompletableFuture.failedFuture(e);
         }
-        if (result instanceof Boolean) {
-            landed(kind, (Boolean) result);
-        } else {
-            commitsWithNextWrite = null;
+        return stage.whenComplete((result, e) -> {
+            synchronized (this) {
+                if (e != null) {
+                    commitsWithNextWrite = null;
+                } else if (result instanceof Boolean) {
+                    landed(kind, (Boolean) result);
+                } else {
+                    commitsWithNextWrite = null;
+                }
+            }
+        });
+    }
+
+    /** The non-blocking form: the store's, counted and failed with the blocking calls. */
+    private final class NonBlockingForm implements NonBlockingStore {
+        private final NonBlockingStore store;
+
+        NonBlockingForm(NonBlockingStore store) {
+            this.store = store;
         }
-        return result;
+
+        @Override
+        public CompletionStage<ClaimResult> claim(IdempotencyKey key, byte[] fingerprint, long fencingToken,
+                Duration lease, Duration ttl) {
+            return callLater(Call.CLAIM, () -> store.claim(key, fingerprint, fencingToken, lease, ttl));
+        }
+
+        @Override
+        public CompletionStage<Boolean> complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
+            return callLater(Call.COMPLETE, () -> store.complete(key, fencingToken, outcome, ttl));
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(IdempotencyKey key, long fencingToken) {
+            synchronized (FaultyConnection.this) {
+                givingBack("a release");
+            }
+            return callLater(Call.RELEASE, () -> store.release(key, fencingToken));
+        }
+
+        @Override
+        public CompletionStage<Boolean> checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+            return callLater(Call.CHECKPOINT, () -> store.checkpoint(key, fencingToken, journal));
+        }
+
+        @Override
+        public CompletionStage<Optional<Instant>> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
+            synchronized (FaultyConnection.this) {
+                if (lease.compareTo(FaultyConnection.this.lease) < 0) {
+                    givingBack("a lease cut to " + lease);
+                }
+            }
+            return callLater(Call.EXTEND, () -> store.extendLease(key, fencingToken, lease));
+        }
+
+        @Override
+        public CompletionStage<Optional<StoredRecord>> find(IdempotencyKey key) {
+            return callLater(Call.FIND, () -> store.find(key));
+        }
+
+        @Override
+        public int maxCallsInFlight() {
+            return store.maxCallsInFlight();
+        }
     }
 
     private void givingBack(String how) {
@@ -178,25 +284,24 @@ final class FaultyConnection implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
-            Duration ttl) {
-        return call(Call.CLAIM, () -> delegate.claim(key, fingerprint, fencingToken, lease, ttl));
-    }
-
-    @Override
-    public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
-        return call(Call.COMPLETE, () -> delegate.complete(key, fencingToken, outcome, ttl));
-    }
-
-    @Override
-    public boolean release(IdempotencyKey key, long fencingToken) {
-        givingBack("a release");
-        return call(Call.RELEASE, () -> delegate.release(key, fencingToken));
-    }
-
-    @Override
-    public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-        return call(Call.CHECKPOINT, () -> delegate.checkpoint(key, fencingToken, journal));
+    protected <T> T around(Operation operation, IdempotencyKey key, Supplier<T> op) {
+        switch (operation) {
+            case CLAIM:
+                return call(Call.CLAIM, op);
+            case COMPLETE:
+                return call(Call.COMPLETE, op);
+            case RELEASE:
+                givingBack("a release");
+                return call(Call.RELEASE, op);
+            case CHECKPOINT:
+                return call(Call.CHECKPOINT, op);
+            case EXTEND_LEASE:
+                return call(Call.EXTEND, op);
+            case FIND:
+                return call(Call.FIND, op);
+            default:
+                return op.get(); // housekeeping, not a worker's call: never counted or failed
+        }
     }
 
     @Override
@@ -204,21 +309,11 @@ final class FaultyConnection implements IdempotencyStore {
         if (lease.compareTo(this.lease) < 0) {
             givingBack("a lease cut to " + lease);
         }
-        return call(Call.EXTEND, () -> delegate.extendLease(key, fencingToken, lease));
+        return super.extendLease(key, fencingToken, lease);
     }
 
     @Override
-    public Optional<StoredRecord> find(IdempotencyKey key) {
-        return call(Call.FIND, () -> delegate.find(key));
-    }
-
-    @Override
-    public int purgeExpired(int limit) {
-        return delegate.purgeExpired(limit);
-    }
-
-    @Override
-    public StoreCapabilities capabilities() {
-        return delegate.capabilities();
+    public void close() {
+        // The connection shares the store under test with the other workers; closing it closes nothing.
     }
 }

@@ -2,6 +2,7 @@ package dev.idem.engine.tck;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -45,12 +46,12 @@ final class LoadProbe {
      * @param held counts this engine's claims held at the gate now
      */
     IdempotencyStore wrap(IdempotencyStore store, AtomicInteger held) {
-        return new ForwardingStore(store) {
+        return new ForwardingIdempotencyStore(store) {
             @Override
             public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease,
                     Duration ttl) {
                 if (!hot.contains(key)) {
-                    return delegate.claim(key, fingerprint, token, lease, ttl);
+                    return delegate().claim(key, fingerprint, token, lease, ttl);
                 }
                 claims.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
                 held.incrementAndGet();
@@ -62,7 +63,7 @@ final class LoadProbe {
                 } finally {
                     held.decrementAndGet();
                 }
-                ClaimResult result = delegate.claim(key, fingerprint, token, lease, ttl);
+                ClaimResult result = delegate().claim(key, fingerprint, token, lease, ttl);
                 seen(result.storeTime());
                 if (result.claimed()) {
                     granted(key, result.record().leaseExpiresAt());
@@ -78,14 +79,14 @@ final class LoadProbe {
 
             @Override
             public Optional<Instant> extendLease(IdempotencyKey key, long token, Duration lease) {
-                Optional<Instant> until = delegate.extendLease(key, token, lease);
+                Optional<Instant> until = delegate().extendLease(key, token, lease);
                 until.ifPresent(u -> granted(key, u));
                 return until;
             }
 
             @Override
             public boolean complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
-                boolean done = delegate.complete(key, token, outcome, ttl);
+                boolean done = delegate().complete(key, token, outcome, ttl);
                 if (done) {
                     completions.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
                     synchronized (LoadProbe.this) {

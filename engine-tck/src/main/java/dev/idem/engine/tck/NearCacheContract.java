@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.KeyReusedException;
 import dev.idem.api.RequestInProgressException;
-import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -81,23 +82,20 @@ public abstract class NearCacheContract {
     }
 
     /** Counts the cached engine's claims and lets {@link #transit} pass after each answer. */
-    private final class InTransit extends ForwardingStore {
+    private final class InTransit extends ForwardingIdempotencyStore {
         InTransit(IdempotencyStore delegate) {
             super(delegate);
         }
 
         @Override
-        public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl) {
-            claims.incrementAndGet();
-            ClaimResult answer = delegate.claim(key, fingerprint, token, lease, ttl);
-            advance(transit);
-            return answer;
-        }
-
-        @Override
-        public boolean complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
-            boolean answer = delegate.complete(key, token, outcome, ttl);
-            advance(transit);
+        protected <T> T around(Operation operation, IdempotencyKey key, Supplier<T> call) {
+            if (operation == Operation.CLAIM) {
+                claims.incrementAndGet();
+            }
+            T answer = call.get();
+            if (operation == Operation.CLAIM || operation == Operation.COMPLETE) {
+                advance(transit);
+            }
             return answer;
         }
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.RequestInProgressException;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
@@ -41,14 +42,14 @@ class EngineFuzzCatchesBrokenStoresTest {
     }
 
     /** A store that acknowledges completions it never writes: the key is claimed and run again. */
-    static final class LosesCompletions extends ForwardingStore {
+    static final class LosesCompletions extends ForwardingIdempotencyStore {
         LosesCompletions(IdempotencyStore delegate) {
             super(delegate);
         }
 
         @Override
         public boolean complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
-            return delegate.find(key).map(r -> r.fencingToken() == token).orElse(false);
+            return delegate().find(key).map(r -> r.fencingToken() == token).orElse(false);
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.api.IdempotencyKey;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,14 +26,14 @@ class HotKeyLoadCatchesBrokenStoresTest {
     }
 
     /** Answers every extension with the lease it asked for, without extending anything. */
-    static final class FakesExtensions extends ForwardingStore {
+    static final class FakesExtensions extends ForwardingIdempotencyStore {
         FakesExtensions(IdempotencyStore delegate) {
             super(delegate);
         }
 
         @Override
         public Optional<Instant> extendLease(IdempotencyKey key, long token, Duration lease) {
-            return delegate.find(key).filter(r -> r.fencingToken() == token)
+            return delegate().find(key).filter(r -> r.fencingToken() == token)
                     .map(r -> r.leaseExpiresAt().plus(lease));
         }
     }

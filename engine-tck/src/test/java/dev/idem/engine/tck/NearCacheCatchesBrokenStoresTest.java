@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.RequestInProgressException;
 import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.store.tck.StoreFixture;
@@ -61,7 +62,7 @@ class NearCacheCatchesBrokenStoresTest {
     }
 
     /** Answers a claim from the last answer it saw for the key, whatever its state and age. */
-    static class CachingStore extends ForwardingStore {
+    static class CachingStore extends ForwardingIdempotencyStore {
         private final Map<Object, ClaimResult> seen = new ConcurrentHashMap<>();
         private final Function<IdempotencyKey, Object> identity;
         private final boolean inProgressToo;
@@ -78,7 +79,7 @@ class NearCacheCatchesBrokenStoresTest {
             if (known != null) {
                 return known;
             }
-            ClaimResult answer = delegate.claim(key, fingerprint, token, lease, ttl);
+            ClaimResult answer = delegate().claim(key, fingerprint, token, lease, ttl);
             if (!answer.claimed()
                     && (inProgressToo || answer.record().state() == RecordState.COMPLETED)) {
                 seen.put(identity.apply(key), answer);

@@ -135,6 +135,35 @@ public interface IdempotencyStore extends AutoCloseable {
      */
     StoreCapabilities capabilities();
 
+    /**
+     * Whether this store keeps its records in {@code store}: true when it is {@code store}, and,
+     * for a decorator (metrics, tracing, a gate in front of a database), when the store it
+     * forwards to does. The engine asks this before it runs work bound to one store (store-jdbc's
+     * transactional mode), so that work completing its record in another store's transaction is
+     * refused before anything is claimed. A decorator that forwards to a delegate must answer
+     * {@code this == store || delegate.isBackedBy(store)}.
+     *
+     * @param store the store the work completes its record in
+     * @return whether this store's records are {@code store}'s records
+     */
+    default boolean isBackedBy(IdempotencyStore store) {
+        return this == store;
+    }
+
+    /**
+     * The non-blocking form of this store's operations, if its client offers one; empty by
+     * default. The engine's asynchronous calls use it when present (holding no thread while the
+     * store answers) and the blocking operations otherwise. A decorator that forwards the
+     * blocking operations must decorate this view as well, or leave it empty (then the engine
+     * calls the decorator's blocking operations on its own threads): forwarding the delegate's
+     * view unchanged would let asynchronous calls bypass the decorator.
+     *
+     * @return the non-blocking operations on the same records, or empty
+     */
+    default Optional<NonBlockingStore> nonBlocking() {
+        return Optional.empty();
+    }
+
     /** Releases resources the store created itself; never closes clients the user passed in. */
     @Override
     default void close() {

@@ -10,6 +10,10 @@ import dev.idem.engine.protection.KeyProvider;
 import dev.idem.engine.protection.KeyVersion;
 import dev.idem.engine.JsonCodec;
 import dev.idem.engine.RequestSerializationException;
+import org.jspecify.annotations.Nullable;
+import dev.idem.engine.internal.json.Jackson2JsonCodec;
+import dev.idem.engine.internal.json.JsonCanonicalizer;
+import dev.idem.engine.internal.json.PointerSet;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -191,15 +195,27 @@ public final class Fingerprinter {
                 throw e;
             } catch (IOException | RuntimeException e) {
                 // The object was built by the server, so this is the server's fault, not a bad request.
+                String why = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
                 throw new RequestSerializationException(
-                        "request of type " + request.getClass().getName() + " cannot be written as JSON: "
-                                + (e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()),
+                        "request of type " + request.getClass().getName() + " cannot be written as JSON: " + why
+                                + (mentionsJavaTime(why) ? JAVA_TIME_FIX : ""),
                         e);
             }
             checkSize(written.length);
             sha.update((byte) 'J');
             JsonCanonicalizer.digest(written, pointers, sha);
         }
+    }
+
+    // Jackson 2 names the missing module but not where an engine takes its mapper from.
+    static final String JAVA_TIME_FIX = "; to write java.time values, give the engine an ObjectMapper that"
+            + " knows them: IdempotencyEngine.builder().objectMapper(new ObjectMapper().registerModule(new"
+            + " JavaTimeModule())) with com.fasterxml.jackson.datatype:jackson-datatype-jsr310 on the class path"
+            + " (the engine's default mapper registers it by itself when it is there), or, with Jackson 3 (whose"
+            + " databind writes java.time itself), .jsonCodec(Jackson3JsonCodec.of(jsonMapper)) from idem-jackson3";
+
+    private static boolean mentionsJavaTime(@Nullable String message) {
+        return message != null && (message.contains("java.time") || message.contains("jsr310"));
     }
 
     // The limit is in bytes; a String's length counts UTF-16 units, up to three times fewer.

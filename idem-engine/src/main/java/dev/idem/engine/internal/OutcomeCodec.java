@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.api.IdempotencyException;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.JsonCodec;
+import dev.idem.engine.internal.json.Jackson2JsonCodec;
 import dev.idem.engine.protection.OutcomeFilter;
 import java.io.IOException;
 

@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.api.InvalidRequestException;
+import dev.idem.engine.internal.json.Jackson2JsonCodec;
+import dev.idem.engine.internal.json.JsonCanonicalizer;
+import dev.idem.engine.internal.json.PointerSet;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
@@ -123,7 +126,7 @@ class FingerprintFormatTest {
     void doublesInObjectRequestsFingerprintLikeTheirShortestText() {
         // JDK 17 prints 2.0E23 as 2.0000000000000002E23 and Jackson prints Double.MIN_VALUE as 4.9E-324.
         for (double d : new double[] {2e23, Double.MIN_VALUE, 0.1, 1e21, 1e-7, 100, -0.0, 333333333.3333333}) {
-            String shortest = Es6Numbers.doubleToString(d);
+            String shortest = Jackson2JsonCodec.shortestDecimal(d);
             assertThat(hex("op", List.of(d))).as("%s", d).isEqualTo(hex("op", "[" + shortest + "]"));
             assertThat(hex("op", new double[] {d})).as("%s", d).isEqualTo(hex("op", "[" + shortest + "]"));
         }

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.OutcomeUnreadableException;
 import dev.idem.engine.OutcomeUnreadableException.Reason;
+import dev.idem.engine.internal.json.Jackson2JsonCodec;
+import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.KeyVersion;
 import java.nio.ByteBuffer;

@@ -2,7 +2,6 @@ package dev.idem.spring.webflux;
 
 import dev.idem.http.IncomingRequest;
 import dev.idem.http.RouteResolver;
-import dev.idem.http.internal.Paths;
 import dev.idem.spring.IdemConfigurationException;
 import dev.idem.spring.RoutePatterns;
 import dev.idem.spring.SpringRoutes;
@@ -67,7 +66,7 @@ public final class SpringWebFluxRoutes implements RouteResolver {
         if (patterns.isEmpty()) {
             return Mono.empty();
         }
-        String within = Paths.normalize(exchange.getRequest().getPath().pathWithinApplication().value());
+        String within = RouteResolver.normalizePath(exchange.getRequest().getPath().pathWithinApplication().value());
         PathContainer path = PathContainer.parsePath(within);
         PathPattern configured = patterns.stream().filter(p -> p.matches(path)).findFirst().orElse(null);
         if (configured == null) {

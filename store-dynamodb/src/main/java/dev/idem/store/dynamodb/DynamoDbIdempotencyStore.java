@@ -4,10 +4,13 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.NonBlockingStore;
 import dev.idem.api.store.StoreCapabilities;
+import dev.idem.api.store.StoreLimits;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.store.dynamodb.internal.Arguments;
 import dev.idem.store.dynamodb.internal.ClaimMachine;
+import dev.idem.store.dynamodb.internal.DynamoDbCalls;
 import dev.idem.store.dynamodb.internal.ItemCodec;
 import dev.idem.store.dynamodb.internal.RecordOperations;
 import dev.idem.store.dynamodb.internal.Requests;
@@ -16,11 +19,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * An {@link IdempotencyStore} on one DynamoDB table, through a {@link DynamoDbClient} the
- * caller owns. Every operation is a single conditional write (or a consistent read), so it
+ * An {@link IdempotencyStore} on one DynamoDB table, through a {@link DynamoDbClient} or a
+ * {@link DynamoDbAsyncClient} the caller owns. Over the asynchronous client the store also offers
+ * its operations in {@linkplain #nonBlocking() non-blocking form}, which the engine's asynchronous
+ * calls use, holding no thread while DynamoDB answers (its blocking operations then wait for the
+ * same requests on the caller's thread). Every operation is a single conditional write (or a consistent read), so it
  * is atomic against every other process on the table; a claim that meets an existing
  * record learns that record, outcome included, from the failed write itself
  * ({@code ReturnValuesOnConditionCheckFailure=ALL_OLD}). The claim's rounds are described
@@ -50,11 +59,16 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     public static final int DYNAMODB_ITEM_LIMIT = 400 * 1024;
     /** Default and guaranteed-to-fit outcome limit: the item limit less 16 KiB for everything else. */
     public static final int DEFAULT_MAX_OUTCOME_BYTES = DYNAMODB_ITEM_LIMIT - 16 * 1024;
+    /** Default {@link Builder#maxCallsInFlight}: the AWS SDK's default connection pool size. */
+    public static final int DEFAULT_MAX_CALLS_IN_FLIGHT = 50;
     /** Largest fingerprint a claim accepts (digests are 32 bytes; this leaves ample room). */
     public static final int MAX_FINGERPRINT_BYTES = 8 * 1024;
 
-    private final DynamoDbClient client;
+    private final AutoCloseable client;
     private final boolean ownsClient;
+    private final DynamoDbCalls calls;
+    private final NonBlockingStore nonBlocking;
+    private final int maxCallsInFlight;
     private final String table;
     private final Clock clock;
     private final int maxOutcomeBytes;
@@ -62,15 +76,18 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     private final RecordOperations records;
 
     private DynamoDbIdempotencyStore(Builder b) {
-        this.client = b.client;
+        this.client = b.client != null ? b.client : b.asyncClient;
         this.ownsClient = b.ownsClient;
+        this.calls = b.client != null ? DynamoDbCalls.of(b.client) : DynamoDbCalls.of(b.asyncClient);
+        this.maxCallsInFlight = b.maxCallsInFlight;
         this.table = b.tableName;
         this.clock = b.clock;
         this.maxOutcomeBytes = b.maxOutcomeBytes;
         ItemCodec codec = new ItemCodec(table);
         Requests requests = new Requests(table, codec);
-        this.claims = new ClaimMachine(client, table, codec, requests);
-        this.records = new RecordOperations(client, table, codec, requests, clock, DEFAULT_MAX_OUTCOME_BYTES);
+        this.claims = new ClaimMachine(calls, table, codec, requests);
+        this.records = new RecordOperations(calls, table, codec, requests, clock, DEFAULT_MAX_OUTCOME_BYTES);
+        this.nonBlocking = b.asyncClient == null ? null : new NonBlockingOperations();
     }
 
     /**
@@ -104,8 +121,13 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
+        return DynamoDbCalls.join(claimStage(key, fingerprint, fencingToken, lease, ttl));
+    }
+
+    private CompletableFuture<ClaimResult> claimStage(IdempotencyKey key, byte[] fingerprint, long fencingToken,
+            Duration lease, Duration ttl) {
         Objects.requireNonNull(key, "key");
-        Arguments.checkFingerprint(fingerprint, MAX_FINGERPRINT_BYTES);
+        StoreLimits.checkFingerprint(fingerprint, MAX_FINGERPRINT_BYTES);
         long leaseMillis = Arguments.positiveMillis("lease", lease);
         long ttlMillis = Arguments.positiveMillis("ttl", ttl);
         long now = clock.millis();
@@ -123,8 +145,13 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
      */
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
+        return DynamoDbCalls.join(completeStage(key, fencingToken, outcome, ttl));
+    }
+
+    private CompletableFuture<Boolean> completeStage(IdempotencyKey key, long fencingToken, byte[] outcome,
+            Duration ttl) {
         Objects.requireNonNull(key, "key");
-        Arguments.checkSize("outcome", outcome, maxOutcomeBytes);
+        StoreLimits.checkSize("outcome", outcome, maxOutcomeBytes, "DynamoDB\'s 400 KB item limit");
         return records.complete(key, fencingToken, outcome, Arguments.positiveMillis("ttl", ttl));
     }
 
@@ -132,7 +159,7 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean release(IdempotencyKey key, long fencingToken) {
         Objects.requireNonNull(key, "key");
-        return records.release(key, fencingToken);
+        return DynamoDbCalls.join(records.release(key, fencingToken));
     }
 
     /**
@@ -144,8 +171,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
         Objects.requireNonNull(key, "key");
-        Arguments.checkSize("journal", journal, maxOutcomeBytes);
-        return records.checkpoint(key, fencingToken, journal);
+        StoreLimits.checkSize("journal", journal, maxOutcomeBytes, "DynamoDB\'s 400 KB item limit");
+        return DynamoDbCalls.join(records.checkpoint(key, fencingToken, journal));
     }
 
     /**
@@ -156,14 +183,14 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
         Objects.requireNonNull(key, "key");
-        return records.extendLease(key, fencingToken, Arguments.positiveMillis("lease", lease));
+        return DynamoDbCalls.join(records.extendLease(key, fencingToken, Arguments.positiveMillis("lease", lease)));
     }
 
     /** A strongly consistent {@code GetItem}; an expired item that TTL has not deleted yet is absent. */
     @Override
     public Optional<StoredRecord> find(IdempotencyKey key) {
         Objects.requireNonNull(key, "key");
-        return records.find(key);
+        return DynamoDbCalls.join(records.find(key));
     }
 
     /**
@@ -185,17 +212,85 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
         return new StoreCapabilities(true, false, maxOutcomeBytes);
     }
 
+    /**
+     * The same operations without blocking, over the {@link DynamoDbAsyncClient} the store was
+     * built with (each one the same requests as its blocking form, its stage completed by the SDK);
+     * empty over a synchronous client.
+     */
+    @Override
+    public Optional<NonBlockingStore> nonBlocking() {
+        return Optional.ofNullable(nonBlocking);
+    }
+
     /** Closes the client only if the store created it (via {@link DynamoDbStoreProvider}). */
     @Override
     public void close() {
         if (ownsClient) {
-            client.close();
+            try {
+                client.close();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("closing the DynamoDB client failed", e);
+            }
+        }
+    }
+
+    /** The non-blocking form: the same stages the blocking operations wait for. */
+    private final class NonBlockingOperations implements NonBlockingStore {
+        @Override
+        public CompletionStage<ClaimResult> claim(IdempotencyKey key, byte[] fingerprint, long fencingToken,
+                Duration lease, Duration ttl) {
+            return claimStage(key, fingerprint, fencingToken, lease, ttl);
+        }
+
+        @Override
+        public CompletionStage<Boolean> complete(IdempotencyKey key, long fencingToken, byte[] outcome,
+                Duration ttl) {
+            return completeStage(key, fencingToken, outcome, ttl);
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(IdempotencyKey key, long fencingToken) {
+            Objects.requireNonNull(key, "key");
+            return records.release(key, fencingToken);
+        }
+
+        @Override
+        public CompletionStage<Boolean> checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+            Objects.requireNonNull(key, "key");
+            StoreLimits.checkSize("journal", journal, maxOutcomeBytes, "DynamoDB\'s 400 KB item limit");
+            return records.checkpoint(key, fencingToken, journal);
+        }
+
+        @Override
+        public CompletionStage<Optional<Instant>> extendLease(IdempotencyKey key, long fencingToken,
+                Duration lease) {
+            Objects.requireNonNull(key, "key");
+            return records.extendLease(key, fencingToken, Arguments.positiveMillis("lease", lease));
+        }
+
+        @Override
+        public CompletionStage<Optional<StoredRecord>> find(IdempotencyKey key) {
+            Objects.requireNonNull(key, "key");
+            return records.find(key);
+        }
+
+        @Override
+        public int maxCallsInFlight() {
+            return maxCallsInFlight;
+        }
+
+        @Override
+        public String toString() {
+            return "non-blocking " + DynamoDbIdempotencyStore.this;
         }
     }
 
     @Override
     public String toString() {
-        return "DynamoDbIdempotencyStore[table=" + table + ", maxOutcomeBytes=" + maxOutcomeBytes + "]";
+        return "DynamoDbIdempotencyStore[table=" + table + ", maxOutcomeBytes=" + maxOutcomeBytes
+                + (nonBlocking != null ? ", async client" : "") + "]";
     }
 
     /**
@@ -204,7 +299,9 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
      */
     public static final class Builder {
         private DynamoDbClient client;
+        private DynamoDbAsyncClient asyncClient;
         private boolean ownsClient;
+        private int maxCallsInFlight = DEFAULT_MAX_CALLS_IN_FLIGHT;
         private String tableName;
         private Clock clock = Clock.systemUTC();
         private int maxOutcomeBytes = DEFAULT_MAX_OUTCOME_BYTES;
@@ -213,14 +310,51 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
         }
 
         /**
-         * The client to use (required); the store never closes it.
+         * The client to use (this or {@link #asyncClient} is required); the store never closes it.
          *
          * @param client the client
          * @return this builder
          */
         public Builder client(DynamoDbClient client) {
             this.client = Objects.requireNonNull(client, "client");
+            this.asyncClient = null;
             this.ownsClient = false;
+            return this;
+        }
+
+        /**
+         * The asynchronous client to use instead of a synchronous one; the store never closes it.
+         * The store then also offers its {@linkplain DynamoDbIdempotencyStore#nonBlocking()
+         * non-blocking operations}, and the engine's asynchronous calls hold no thread while
+         * DynamoDB answers. The client needs an asynchronous HTTP client on the class path
+         * ({@code software.amazon.awssdk:netty-nio-client}, which this module leaves out, or
+         * {@code aws-crt-client}).
+         *
+         * @param asyncClient the client
+         * @return this builder
+         */
+        public Builder asyncClient(DynamoDbAsyncClient asyncClient) {
+            this.asyncClient = Objects.requireNonNull(asyncClient, "asyncClient");
+            this.client = null;
+            this.ownsClient = false;
+            return this;
+        }
+
+        /**
+         * How many of one engine's non-blocking calls the store takes at once (default
+         * {@value DynamoDbIdempotencyStore#DEFAULT_MAX_CALLS_IN_FLIGHT}, the SDK's default number of
+         * connections); the engine keeps the rest waiting in no thread, so a lease renewal waits
+         * behind at most this many requests for a connection. Set it to your asynchronous HTTP
+         * client's {@code maxConcurrency}. Used only with {@link #asyncClient}.
+         *
+         * @param maxCallsInFlight at least 1
+         * @return this builder
+         */
+        public Builder maxCallsInFlight(int maxCallsInFlight) {
+            if (maxCallsInFlight < 1) {
+                throw new IllegalArgumentException("maxCallsInFlight must be at least 1 but was " + maxCallsInFlight);
+            }
+            this.maxCallsInFlight = maxCallsInFlight;
             return this;
         }
 
@@ -281,8 +415,8 @@ public final class DynamoDbIdempotencyStore implements IdempotencyStore {
          * @throws IllegalStateException if the client or the table name is missing
          */
         public DynamoDbIdempotencyStore build() {
-            if (client == null) {
-                throw new IllegalStateException("client is required");
+            if (client == null && asyncClient == null) {
+                throw new IllegalStateException("client (or asyncClient) is required");
             }
             if (tableName == null) {
                 throw new IllegalStateException("tableName is required");

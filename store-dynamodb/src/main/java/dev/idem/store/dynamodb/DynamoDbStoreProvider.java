@@ -4,7 +4,6 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreProvider;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.util.Optional;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
@@ -21,8 +20,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
  *   <li>{@value #MAX_OUTCOME_BYTES}: the largest outcome or step journal (default
  *       {@value DynamoDbIdempotencyStore#DEFAULT_MAX_OUTCOME_BYTES}).</li>
  * </ul>
- * The names of 0.1 ({@code idem.dynamodb.table}, ...) are still read when the new one is
- * absent. Credentials come from the SDK's default chain.
+ * Credentials come from the SDK's default chain.
  */
 public final class DynamoDbStoreProvider implements StoreProvider {
     /** Property naming the table. */
@@ -47,15 +45,15 @@ public final class DynamoDbStoreProvider implements StoreProvider {
 
     @Override
     public IdempotencyStore create(Context context) {
-        String table = property(context, TABLE).filter(s -> !s.isBlank()).orElseThrow(() ->
+        String table = context.property(TABLE).filter(s -> !s.isBlank()).orElseThrow(() ->
                 new IllegalStateException("the DynamoDB store needs a table: set property " + TABLE));
         DynamoDbIdempotencyStore.Builder store = DynamoDbIdempotencyStore.builder().tableName(table)
                 .clock(context.clock());
-        property(context, MAX_OUTCOME_BYTES).ifPresent(v -> store.maxOutcomeBytes(maxOutcome(v)));
-        boolean create = parseBoolean(property(context, CREATE_TABLE).orElse("false"));
+        context.property(MAX_OUTCOME_BYTES).ifPresent(v -> store.maxOutcomeBytes(maxOutcome(v)));
+        boolean create = parseBoolean(context.property(CREATE_TABLE).orElse("false"));
         DynamoDbClientBuilder builder = DynamoDbClient.builder();
-        property(context, REGION).filter(s -> !s.isBlank()).ifPresent(r -> builder.region(Region.of(r)));
-        property(context, ENDPOINT).filter(s -> !s.isBlank()).ifPresent(e -> builder.endpointOverride(uri(e)));
+        context.property(REGION).filter(s -> !s.isBlank()).ifPresent(r -> builder.region(Region.of(r)));
+        context.property(ENDPOINT).filter(s -> !s.isBlank()).ifPresent(e -> builder.endpointOverride(uri(e)));
         DynamoDbClient client = builder.build();
         try {
             if (create) {
@@ -66,12 +64,6 @@ public final class DynamoDbStoreProvider implements StoreProvider {
             client.close();
             throw e;
         }
-    }
-
-    // The current name, else the name of 0.1 (idem.dynamodb.<name>).
-    private static Optional<String> property(Context context, String name) {
-        Optional<String> v = context.property(name);
-        return v.isPresent() ? v : context.property(name.replace("idem.store.dynamodb.", "idem.dynamodb."));
     }
 
     private static int maxOutcome(String value) {

@@ -11,8 +11,10 @@ import java.util.function.Consumer;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
@@ -55,9 +57,25 @@ final class DynamoDbLocal {
                 .endpointOverride(endpoint())
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClientBuilder(ApacheHttpClient.builder()
+                .httpClientBuilder(Apache5HttpClient.builder()
                         .connectionTimeout(Duration.ofSeconds(5))
                         .socketTimeout(Duration.ofSeconds(30)));
+    }
+
+    /**
+     * A new asynchronous client (Netty, its own event loop and connection pool of
+     * {@code maxConcurrency}) on the local server.
+     */
+    static DynamoDbAsyncClient asyncClient(int maxConcurrency) {
+        return DynamoDbAsyncClient.builder()
+                .endpointOverride(endpoint())
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .httpClientBuilder(NettyNioAsyncHttpClient.builder()
+                        .maxConcurrency(maxConcurrency)
+                        .connectionTimeout(Duration.ofSeconds(5))
+                        .readTimeout(Duration.ofSeconds(30)))
+                .build();
     }
 
     /** A fresh table name, so test classes never share a table. */

@@ -153,6 +153,11 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
         return truth.purgeExpired(limit);
     }
 
+    @Override
+    public boolean isBackedBy(IdempotencyStore store) {
+        return this == store || truth.isBackedBy(store);
+    }
+
     /** The database store's, with the server clock only if the gate uses Redis {@code TIME} too. */
     @Override
     public StoreCapabilities capabilities() {

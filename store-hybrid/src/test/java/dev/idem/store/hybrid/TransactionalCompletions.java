@@ -2,13 +2,8 @@ package dev.idem.store.hybrid;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
-import dev.idem.api.store.ClaimResult;
-import dev.idem.api.store.IdempotencyStore;
-import dev.idem.api.store.StoreCapabilities;
-import dev.idem.api.store.StoredRecord;
+import dev.idem.api.store.ForwardingIdempotencyStore;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
 import java.util.function.Predicate;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
@@ -23,11 +18,12 @@ import org.jdbi.v3.core.JdbiException;
  * gate hears of a completion or a journal entry only after the commit. Everything else is the
  * hybrid store's own call.
  */
-final class TransactionalCompletions implements IdempotencyStore {
+final class TransactionalCompletions extends ForwardingIdempotencyStore {
     private final HybridIdempotencyStore store;
     private final Jdbi jdbi;
 
     TransactionalCompletions(HybridIdempotencyStore store, DataSource dataSource) {
+        super(store);
         this.store = store;
         this.jdbi = Jdbi.create(dataSource);
         Table.create(jdbi);
@@ -85,33 +81,7 @@ final class TransactionalCompletions implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
-            Duration ttl) {
-        return store.claim(key, fingerprint, fencingToken, lease, ttl);
-    }
-
-    @Override
-    public boolean release(IdempotencyKey key, long fencingToken) {
-        return store.release(key, fencingToken);
-    }
-
-    @Override
-    public Optional<Instant> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
-        return store.extendLease(key, fencingToken, lease);
-    }
-
-    @Override
-    public Optional<StoredRecord> find(IdempotencyKey key) {
-        return store.find(key);
-    }
-
-    @Override
-    public int purgeExpired(int limit) {
-        return store.purgeExpired(limit);
-    }
-
-    @Override
-    public StoreCapabilities capabilities() {
-        return store.capabilities();
+    public void close() {
+        // the kit closes the hybrid store itself
     }
 }

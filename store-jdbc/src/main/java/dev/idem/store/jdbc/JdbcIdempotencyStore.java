@@ -6,6 +6,7 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreCapabilities;
+import dev.idem.api.store.StoreLimits;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.engine.AtomicWork;
 import dev.idem.engine.ExecutionContext;
@@ -58,8 +59,13 @@ import org.jdbi.v3.core.JdbiException;
 public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Largest fingerprint accepted, in bytes (the column width). */
     public static final int MAX_FINGERPRINT_BYTES = 1024;
+    /** The longest lease or TTL a call accepts (about ten years). */
+    public static final Duration MAX_DURATION = Duration.ofDays(3650);
 
     private final Jdbi jdbi;
+    // The DataSource or Jdbi the store was built over: two stores over one of them and one table
+    // hold the same records.
+    private final Object connections;
     private final String schema;
     private final String table;
     private final String qualifiedTable;
@@ -70,6 +76,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     private JdbcIdempotencyStore(Builder b) {
         this.jdbi = b.jdbi;
+        this.connections = b.connections;
         this.schema = b.schema;
         this.table = b.table;
         this.qualifiedTable = b.schema == null ? b.table : b.schema + "." + b.table;
@@ -86,7 +93,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * @return the builder
      */
     public static Builder builder(DataSource dataSource) {
-        return new Builder(Jdbi.create(Objects.requireNonNull(dataSource, "dataSource")));
+        return new Builder(Jdbi.create(Objects.requireNonNull(dataSource, "dataSource")), dataSource);
     }
 
     /**
@@ -96,7 +103,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * @return the builder
      */
     public static Builder builder(Jdbi jdbi) {
-        return new Builder(Objects.requireNonNull(jdbi, "jdbi"));
+        return new Builder(Objects.requireNonNull(jdbi, "jdbi"), jdbi);
     }
 
     /**
@@ -141,7 +148,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
             Duration ttl) {
         Arguments.checkKey(key);
-        Arguments.checkFingerprint(fingerprint, MAX_FINGERPRINT_BYTES);
+        StoreLimits.checkFingerprint(fingerprint, MAX_FINGERPRINT_BYTES);
         long leaseMs = Arguments.millis("lease", lease);
         long lifeMs = Math.max(Arguments.millis("ttl", ttl), leaseMs);
         return Claims.claim(ops.get(), key, fingerprint, fencingToken, leaseMs, lifeMs);
@@ -150,7 +157,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
         Arguments.checkKey(key);
-        Arguments.checkSize("outcome", outcome, maxOutcomeBytes);
+        StoreLimits.checkSize("outcome", outcome, maxOutcomeBytes);
         long ttlMs = Arguments.millis("ttl", ttl);
         DialectOperations o = ops.get();
         return Failures.orUnavailable("complete",
@@ -227,8 +234,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public <T, X extends Exception> AtomicWork<T> transactional(HandleCallback<T, X> work) {
         Objects.requireNonNull(work, "work");
-        return (ctx, completion) -> transactional.inTransaction(ctx.key(), ctx.fencingToken(), completion.ttl(),
-                completion::encode, work);
+        return bound((ctx, completion) -> transactional.inTransaction(ctx.key(), ctx.fencingToken(), completion.ttl(),
+                completion::encode, work));
     }
 
     /**
@@ -242,14 +249,30 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     public <T> AtomicWork<T> transactional(TransactionalWork<T> work) {
         Objects.requireNonNull(work, "work");
-        return (ctx, completion) -> transactional.inTransaction(ctx.key(), ctx.fencingToken(), completion.ttl(),
-                completion::encode, handle -> work.execute(handle, ctx));
+        return bound((ctx, completion) -> transactional.inTransaction(ctx.key(), ctx.fencingToken(), completion.ttl(),
+                completion::encode, handle -> work.execute(handle, ctx)));
+    }
+
+    // Names this store as the work's, so an engine on another store refuses it before claiming.
+    private <T> AtomicWork<T> bound(AtomicWork<T> work) {
+        JdbcIdempotencyStore self = this;
+        return new AtomicWork<>() {
+            @Override
+            public T executeAndComplete(ExecutionContext context, Completion completion) throws Exception {
+                return work.executeAndComplete(context, completion);
+            }
+
+            @Override
+            public IdempotencyStore store() {
+                return self;
+            }
+        };
     }
 
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
         Arguments.checkKey(key);
-        Arguments.checkSize("journal", journal, maxOutcomeBytes);
+        StoreLimits.checkSize("journal", journal, maxOutcomeBytes);
         DialectOperations o = ops.get();
         return Failures.orUnavailable("checkpoint",
                 () -> jdbi.withHandle(h -> o.checkpoint(h, key, fencingToken, journal)));
@@ -335,6 +358,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return new StoreCapabilities(false, clock == null, maxOutcomeBytes);
     }
 
+    /**
+     * True for this store, and for another JDBC store over the same {@code DataSource} (or
+     * {@code Jdbi}) and table: both hold the same records.
+     */
+    @Override
+    public boolean isBackedBy(IdempotencyStore store) {
+        return store == this || store instanceof JdbcIdempotencyStore other && other.connections == connections
+                && other.qualifiedTable.equals(qualifiedTable);
+    }
+
     /** Does nothing: the store holds no resources of its own and never closes the user's DataSource. */
     @Override
     public void close() {
@@ -350,6 +383,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** Validating builder; every setter rejects a bad value at once with a message naming it. */
     public static final class Builder {
         private final Jdbi jdbi;
+        private final Object connections;
         private String schema;
         private String table = Schema.DEFAULT_TABLE;
         private JdbcDialect dialect;
@@ -357,8 +391,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private int queryTimeoutSeconds = 10;
         private Clock clock;
 
-        private Builder(Jdbi jdbi) {
+        private Builder(Jdbi jdbi, Object connections) {
             this.jdbi = jdbi;
+            this.connections = connections;
         }
 
         /**

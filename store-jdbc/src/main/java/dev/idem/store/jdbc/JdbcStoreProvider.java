@@ -20,8 +20,7 @@ import org.jdbi.v3.core.Jdbi;
  *   <li>{@code idem.store.jdbc.query-timeout}: a duration such as {@code 5s} (default 10 s);</li>
  *   <li>{@code idem.store.jdbc.max-outcome-bytes}: the largest outcome (default 4 MiB).</li>
  * </ul>
- * The names of earlier versions ({@code idem.jdbc.url}, {@code idem.jdbc.createTable}, ...)
- * are still read when the new one is absent. The store judges time by the database clock,
+ * The store judges time by the database clock,
  * never the engine's clock: application nodes with skewed clocks cannot steal leases.
  *
  * <p>Connections come from {@link java.sql.DriverManager}, one per operation, without a
@@ -32,7 +31,22 @@ import org.jdbi.v3.core.Jdbi;
 public final class JdbcStoreProvider implements StoreProvider {
     /** The property naming the JDBC URL. */
     public static final String URL = "idem.store.jdbc.url";
-    private static final String PREFIX = "idem.store.jdbc.";
+    /** The property naming the database user. */
+    public static final String USER = "idem.store.jdbc.user";
+    /** The property naming the database password. */
+    public static final String PASSWORD = "idem.store.jdbc.password";
+    /** The property naming the record table. */
+    public static final String TABLE = "idem.store.jdbc.table";
+    /** The property naming the table's schema. */
+    public static final String SCHEMA = "idem.store.jdbc.schema";
+    /** The property naming the dialect. */
+    public static final String DIALECT = "idem.store.jdbc.dialect";
+    /** The property that creates (or upgrades) the table at startup. */
+    public static final String CREATE_TABLE = "idem.store.jdbc.create-table";
+    /** The property naming each statement's timeout. */
+    public static final String QUERY_TIMEOUT = "idem.store.jdbc.query-timeout";
+    /** The property naming the largest outcome the store holds. */
+    public static final String MAX_OUTCOME_BYTES = "idem.store.jdbc.max-outcome-bytes";
 
     /** Public no-argument constructor for ServiceLoader. */
     public JdbcStoreProvider() {
@@ -45,39 +59,37 @@ public final class JdbcStoreProvider implements StoreProvider {
 
     @Override
     public IdempotencyStore create(Context context) {
-        String url = property(context, "url", "url").orElseThrow(() -> new IllegalStateException(
+        String url = property(context, URL).orElseThrow(() -> new IllegalStateException(
                 "the jdbc idempotency store needs a JDBC URL: set the property " + URL
                         + " (and idem.store.jdbc.user / idem.store.jdbc.password), or build JdbcIdempotencyStore"
                         + " explicitly"));
         Properties props = new Properties();
-        property(context, "user", "user").ifPresent(u -> props.setProperty("user", u));
-        property(context, "password", "password").ifPresent(p -> props.setProperty("password", p));
+        property(context, USER).ifPresent(u -> props.setProperty("user", u));
+        property(context, PASSWORD).ifPresent(p -> props.setProperty("password", p));
         JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(Jdbi.create(url, props));
-        property(context, "table", "table").ifPresent(b::tableName);
-        property(context, "schema", "schema").ifPresent(b::schema);
-        property(context, "dialect", "dialect").ifPresent(d -> b.dialect(parseDialect(d)));
-        context.duration(PREFIX + "query-timeout").ifPresent(b::queryTimeout);
-        property(context, "max-outcome-bytes", "maxOutcomeBytes")
-                .ifPresent(v -> b.maxOutcomeBytes(parseInt(PREFIX + "max-outcome-bytes", v)));
+        property(context, TABLE).ifPresent(b::tableName);
+        property(context, SCHEMA).ifPresent(b::schema);
+        property(context, DIALECT).ifPresent(d -> b.dialect(parseDialect(d)));
+        context.duration(QUERY_TIMEOUT).ifPresent(b::queryTimeout);
+        property(context, MAX_OUTCOME_BYTES)
+                .ifPresent(v -> b.maxOutcomeBytes(parseInt(MAX_OUTCOME_BYTES, v)));
         JdbcIdempotencyStore store = b.build();
-        if (property(context, "create-table", "createTable").map(v -> parseBoolean(PREFIX + "create-table", v))
+        if (property(context, CREATE_TABLE).map(v -> parseBoolean(CREATE_TABLE, v))
                 .orElse(false)) {
             store.createTableIfNotExists();
         }
         return store;
     }
 
-    // The kebab-case name, else the name of earlier versions (idem.jdbc.<camelCase>).
-    private static Optional<String> property(Context context, String name, String legacy) {
-        Optional<String> v = context.property(PREFIX + name);
-        return v.isPresent() ? v : context.property("idem.jdbc." + legacy);
+    private static Optional<String> property(Context context, String name) {
+        return context.property(name);
     }
 
     private static JdbcDialect parseDialect(String value) {
         try {
             return JdbcDialect.valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException(PREFIX + "dialect must be postgresql, mysql or h2 but was '" + value + "'",
+            throw new IllegalStateException(DIALECT + " must be postgresql, mysql or h2 but was '" + value + "'",
                     e);
         }
     }

@@ -104,6 +104,25 @@ enum Backend {
         return new HikariDataSource(c);
     }
 
+    /**
+     * The first statement after a server started: on a loaded machine (many builds on 2 cores) its
+     * first connection can take longer than the pools' 2 s fail-fast timeout, so the table is
+     * created once the server answers, within a minute.
+     */
+    private static void createTableOnceReachable(DataSource dataSource) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                JdbcIdempotencyStore.builder(dataSource).build().createTableIfNotExists();
+                return;
+            } catch (dev.idem.api.StoreUnavailableException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     static String postgresUrl(int port) {
         return "jdbc:postgresql://localhost:" + port + "/postgres?connectTimeout=2&socketTimeout=20&tcpKeepAlive=true";
     }
@@ -121,7 +140,7 @@ enum Backend {
             }
             A = pool(postgresUrl(PG.getPort()), "postgres", "pg-a");
             B = pool(postgresUrl(PG.getPort()), "postgres", "pg-b");
-            JdbcIdempotencyStore.builder(A).build().createTableIfNotExists();
+            createTableOnceReachable(A);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 A.close();
                 B.close();
@@ -162,7 +181,7 @@ enum Backend {
             } catch (Exception e) {
                 throw new IllegalStateException("MariaDB did not start", e);
             }
-            JdbcIdempotencyStore.builder(A).build().createTableIfNotExists();
+            createTableOnceReachable(A);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 A.close();
                 B.close();
@@ -180,7 +199,7 @@ enum Backend {
         static final JdbcDataSource B = h2();
 
         static {
-            JdbcIdempotencyStore.builder(A).build().createTableIfNotExists();
+            createTableOnceReachable(A);
         }
 
         static JdbcDataSource h2() {

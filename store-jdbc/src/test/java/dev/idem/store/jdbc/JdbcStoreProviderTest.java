@@ -45,8 +45,8 @@ class JdbcStoreProviderTest {
 
     @Test
     void badDialectPropertyIsRejected() {
-        assertThatThrownBy(() -> new JdbcStoreProvider().create(context(Map.of("idem.jdbc.url", URL,
-                "idem.jdbc.dialect", "oracle")))).isInstanceOf(IllegalStateException.class).hasMessageContaining("oracle");
+        assertThatThrownBy(() -> new JdbcStoreProvider().create(context(Map.of("idem.store.jdbc.url", URL,
+                "idem.store.jdbc.dialect", "oracle")))).isInstanceOf(IllegalStateException.class).hasMessageContaining("oracle");
     }
 
     @Test

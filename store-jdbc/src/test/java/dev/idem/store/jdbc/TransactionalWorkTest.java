@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.store.RecordState;
+import dev.idem.engine.ForeignStoreWorkException;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
 import dev.idem.store.jdbc.Charges.Charge;
@@ -18,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -45,6 +47,37 @@ class TransactionalWorkTest {
 
     private IdempotencyKey key(String token) {
         return IdempotencyKey.inScope(scope).operation("charge").key(token);
+    }
+
+    @Test
+    void anEngineOnAnotherStoreRefusesTheWorkNamingBothStoresBeforeClaiming() {
+        // The memory-store case of the same check is in readme-tests (ForeignStoreTest): this
+        // module's tests must keep a single store provider on the class path.
+        JdbcIdempotencyStore jdbcStore = store(Backend.H2, false);
+        // A store over another DataSource object: idem cannot tell which database it reaches, so
+        // only a store over the same DataSource (or Jdbi) and table counts as the same store.
+        JdbcIdempotencyStore otherPool = store(Backend.H2, true);
+        IdempotencyKey key = key("two-stores");
+
+        assertThatThrownBy(() -> engine(otherPool).callAtomically(key, Map.of("amount", 10), Charge.class,
+                jdbcStore.transactional(handle -> {
+                    runs.incrementAndGet();
+                    return Charges.insert(handle, key, 10, "w1");
+                })))
+                .isInstanceOf(ForeignStoreWorkException.class)
+                .hasMessageContaining(jdbcStore.toString())
+                .hasMessageContaining(otherPool.toString())
+                .hasMessageNotContaining("fencing token");
+        assertThat(runs).hasValue(0);
+        assertThat(otherPool.find(key)).isEmpty();
+        assertThat(jdbcStore.find(key)).isEmpty();
+
+        // Another store object over the same DataSource and table holds the same records.
+        JdbcIdempotencyStore twin = store(Backend.H2, false);
+        Charge charge = engine(twin).callAtomically(key, Map.of("amount", 10), Charge.class,
+                jdbcStore.transactional(handle -> Charges.insert(handle, key, 10, "w1")));
+        assertThat(jdbcStore.find(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(charge).isNotNull();
     }
 
     @ParameterizedTest

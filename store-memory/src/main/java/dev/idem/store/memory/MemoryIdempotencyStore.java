@@ -5,6 +5,7 @@ import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoreCapabilities;
+import dev.idem.api.store.StoreLimits;
 import dev.idem.api.store.StoredRecord;
 import java.time.Clock;
 import java.time.Duration;
@@ -109,10 +110,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
-        if (outcome.length > maxOutcomeBytes) {
-            throw new IllegalArgumentException(
-                    "outcome is " + outcome.length + " bytes; this store holds at most " + maxOutcomeBytes);
-        }
+        StoreLimits.checkSize("outcome", outcome, maxOutcomeBytes);
         Instant now = now();
         boolean[] ok = new boolean[1];
         records.computeIfPresent(key, (k, current) -> {
@@ -157,11 +155,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-        Objects.requireNonNull(journal, "journal");
-        if (journal.length > maxOutcomeBytes) {
-            throw new IllegalArgumentException(
-                    "journal is " + journal.length + " bytes; this store holds at most " + maxOutcomeBytes);
-        }
+        StoreLimits.checkSize("journal", journal, maxOutcomeBytes);
         Instant now = now();
         boolean[] ok = new boolean[1];
         records.computeIfPresent(key, (k, current) -> {

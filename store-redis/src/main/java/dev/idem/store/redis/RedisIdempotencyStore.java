@@ -6,10 +6,12 @@ import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoreCapabilities;
+import dev.idem.api.store.StoreLimits;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.store.redis.internal.Await;
 import dev.idem.store.redis.internal.LuaScript;
 import dev.idem.store.redis.internal.RecordKeys;
+import dev.idem.store.redis.internal.ReplicatedRunner;
 import dev.idem.store.redis.internal.Replies;
 import dev.idem.store.redis.internal.Replies.MalformedReplyException;
 import dev.idem.store.redis.internal.ReplicatedRunner;
@@ -168,7 +170,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     CompletionStage<Boolean> completeAsync(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
         Objects.requireNonNull(key, "key");
-        checkSize("outcome", outcome);
+        StoreLimits.checkSize("outcome", outcome, maxOutcomeBytes);
         long ttlMillis = millis("ttl", ttl);
         return fencedWrite(LuaScript.COMPLETE, "outcome", keys.of(key),
                 List.of(text(fencingToken), outcome, text(ttlMillis), now(), waitFlag));
@@ -182,7 +184,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     CompletionStage<Boolean> checkpointAsync(IdempotencyKey key, long fencingToken, byte[] journal) {
         Objects.requireNonNull(key, "key");
-        checkSize("journal", journal);
+        StoreLimits.checkSize("journal", journal, maxOutcomeBytes);
         return fencedWrite(LuaScript.CHECKPOINT, "step journal", keys.of(key),
                 List.of(text(fencingToken), journal, now()));
     }
@@ -198,14 +200,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             }
             return done;
         });
-    }
-
-    private void checkSize(String what, byte[] bytes) {
-        Objects.requireNonNull(bytes, what);
-        if (bytes.length > maxOutcomeBytes) {
-            throw new IllegalArgumentException(
-                    what + " is " + bytes.length + " bytes; this store holds at most " + maxOutcomeBytes);
-        }
     }
 
     @Override
@@ -333,14 +327,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     private static long millis(String name, Duration d) {
-        Objects.requireNonNull(d, name);
-        if (d.compareTo(Duration.ofMillis(1)) < 0) {
-            throw new IllegalArgumentException(name + " must be at least 1 ms but was " + d);
-        }
-        if (d.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException(name + " must be at most " + MAX_DURATION + " but was " + d);
-        }
-        return d.toMillis();
+        return StoreLimits.durationMillis(name, d, MAX_DURATION);
     }
 
     // The test clock's reading, or empty: the scripts then read the server's TIME.

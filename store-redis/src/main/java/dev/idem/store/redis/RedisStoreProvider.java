@@ -20,8 +20,7 @@ import java.util.Optional;
  *   <li>{@value #CLUSTER}: comma-separated {@code host:port} seed nodes of a cluster.</li>
  * </ul>
  * Optional: {@value #PREFIX} (the key prefix), {@value #TIMEOUT} (connect and command timeout,
- * a duration such as {@code 2s}, default {@value #DEFAULT_TIMEOUT_MS} ms; the earlier
- * {@value #TIMEOUT_MS} in milliseconds is still read when it is absent),
+ * a duration such as {@code 2s}, default {@value #DEFAULT_TIMEOUT_MS} ms),
  * {@value #MAX_OUTCOME_BYTES} and {@value #CLIENT} ({@code jedis} or {@code lettuce}; by default
  * Jedis if it is on the class path, else Lettuce). Leases stay on the Redis server's clock: the
  * engine's clock is never handed to the store. The store owns the client it created and closes
@@ -37,13 +36,11 @@ public final class RedisStoreProvider implements StoreProvider {
     public static final String PREFIX = "idem.store.redis.prefix";
     /** Property for the connect and socket timeout, a duration ({@code 500ms}, {@code 2s}, {@code PT2S}). */
     public static final String TIMEOUT = "idem.store.redis.timeout";
-    /** Property for the connect and socket timeout in milliseconds; read only when {@value #TIMEOUT} is absent. */
-    public static final String TIMEOUT_MS = "idem.store.redis.timeout-ms";
     /** Property for the largest outcome or step journal, in bytes. */
     public static final String MAX_OUTCOME_BYTES = "idem.store.redis.max-outcome-bytes";
     /** Property choosing the client library, {@code jedis} or {@code lettuce}, when both are on the class path. */
     public static final String CLIENT = "idem.store.redis.client";
-    /** The timeout used when {@value #TIMEOUT_MS} is not set. */
+    /** The timeout used when {@value #TIMEOUT} is not set, in milliseconds. */
     public static final int DEFAULT_TIMEOUT_MS = 2000;
 
     /** Public no-argument constructor for ServiceLoader. */
@@ -65,7 +62,7 @@ public final class RedisStoreProvider implements StoreProvider {
                     + " (comma-separated host:port seed nodes)" + (uri.isPresent() ? ", not both" : ""));
         }
         int timeout = context.duration(TIMEOUT).map(RedisStoreProvider::timeoutMillis)
-                .orElseGet(() -> timeout(context.property(TIMEOUT_MS)));
+                .orElse(DEFAULT_TIMEOUT_MS);
         int maxOutcome = context.property(MAX_OUTCOME_BYTES).map(RedisStoreProvider::maxOutcome)
                 .orElse(RedisIdempotencyStore.DEFAULT_MAX_OUTCOME_BYTES);
         // Validate every setting before a client (with its pool) exists, so a bad one leaks nothing.
@@ -130,23 +127,6 @@ public final class RedisStoreProvider implements StoreProvider {
             return RedisIdempotencyStore.checkKeyPrefix(value);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException(PREFIX + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static int timeout(Optional<String> value) {
-        if (value.isEmpty()) {
-            return DEFAULT_TIMEOUT_MS;
-        }
-        try {
-            int t = Integer.parseInt(value.get().trim());
-            if (t < 1) {
-                throw new IllegalStateException(TIMEOUT_MS + " must be a positive number of milliseconds but was "
-                        + value.get());
-            }
-            return t;
-        } catch (NumberFormatException e) {
-            throw new IllegalStateException(TIMEOUT_MS + " must be a positive number of milliseconds but was '"
-                    + value.get() + "'", e);
         }
     }
 

@@ -89,7 +89,7 @@ class RedisKilledMidRunTest {
         assertThat(firstRuns).hasValue(1);
         assertThat(secondRuns).hasValue(0);
 
-        server.start();
+        startAgain();
 
         Result<String> afterRestart = untilReachable(() -> engine.execute(second, request, String.class,
                 ctx -> "ok-" + secondRuns.incrementAndGet()));
@@ -133,7 +133,7 @@ class RedisKilledMidRunTest {
         assertThatThrownBy(() -> engine.execute(k, request, String.class, ctx -> "dup-" + runs.incrementAndGet()))
                 .isInstanceOf(StoreUnavailableException.class);
 
-        server.start();
+        startAgain();
 
         // The claim survived the kill (AOF) and its lease is still live: a duplicate is told to wait.
         assertThatThrownBy(() -> untilReachable(() ->
@@ -151,12 +151,32 @@ class RedisKilledMidRunTest {
         engine.execute(k, Map.of("r", 1), String.class, ctx -> "run-" + runs.incrementAndGet());
 
         server.stop();
-        server.start();
+        startAgain();
 
         Result<String> again = untilReachable(() -> engine.execute(k, Map.of("r", 1), String.class,
                 ctx -> "run-" + runs.incrementAndGet()));
         assertThat(again.replayed()).isFalse();
         assertThat(again.value()).isEqualTo("run-2");
+    }
+
+    /**
+     * Starts the stopped server again on its port. A killed redis-server can hold the port for a
+     * moment after {@code stop()} returns (the process is not reaped yet on a loaded machine), so
+     * a refused bind is retried, bounded.
+     */
+    private void startAgain() throws Exception {
+        long deadline = System.nanoTime() + RECOVERY.toNanos();
+        while (true) {
+            try {
+                server.start();
+                return;
+            } catch (IOException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(50);
+            }
+        }
     }
 
     /**

@@ -128,9 +128,6 @@ class RedisStoreProviderTest {
         assertThatThrownBy(() -> provider.create(context(badPrefix)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining(RedisStoreProvider.PREFIX);
         assertThatThrownBy(() -> provider.create(context(Map.of(RedisStoreProvider.URI, "redis://127.0.0.1:1",
-                RedisStoreProvider.TIMEOUT_MS, "soon")))).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining(RedisStoreProvider.TIMEOUT_MS);
-        assertThatThrownBy(() -> provider.create(context(Map.of(RedisStoreProvider.URI, "redis://127.0.0.1:1",
                 RedisStoreProvider.TIMEOUT, "soon")))).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining(RedisStoreProvider.TIMEOUT);
         assertThatThrownBy(() -> provider.create(context(Map.of(RedisStoreProvider.URI, "redis://127.0.0.1:1",

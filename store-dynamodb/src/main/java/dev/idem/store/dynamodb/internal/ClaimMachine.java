@@ -8,11 +8,10 @@ import dev.idem.api.store.StoredRecord;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * The claim as a small state machine over conditional writes. Each round sends the one
@@ -31,7 +30,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 public final class ClaimMachine {
     private static final int MAX_ROUNDS = 8;
 
-    private final DynamoDbClient client;
+    private final DynamoDbCalls client;
     private final String table;
     private final ItemCodec codec;
     private final Requests requests;
@@ -39,12 +38,12 @@ public final class ClaimMachine {
     /**
      * A claim machine on {@code table}.
      *
-     * @param client the client
+     * @param client the client's calls
      * @param table the table name
      * @param codec the codec
      * @param requests the request builder
      */
-    public ClaimMachine(DynamoDbClient client, String table, ItemCodec codec, Requests requests) {
+    public ClaimMachine(DynamoDbCalls client, String table, ItemCodec codec, Requests requests) {
         this.client = client;
         this.table = table;
         this.codec = codec;
@@ -62,52 +61,71 @@ public final class ClaimMachine {
      * @param now the store's clock
      * @param leaseUntil the lease deadline
      * @param expires the record's expiry
-     * @return the claim's result
-     * @throws StoreUnavailableException if DynamoDB fails, or rivals kept winning for too many rounds
+     * @return the claim's result; fails with StoreUnavailableException if DynamoDB fails, or rivals kept
+     *     winning for too many rounds
      */
-    public ClaimResult claim(IdempotencyKey key, byte[] fp, long token, long now, long leaseUntil, long expires) {
+    public CompletableFuture<ClaimResult> claim(IdempotencyKey key, byte[] fp, long token, long now, long leaseUntil,
+            long expires) {
         Map<String, AttributeValue> v = Requests.claimValues(fp, token, now, leaseUntil, expires);
-        Map<String, AttributeValue> existing = null;
-        for (int round = 0; round < MAX_ROUNDS; round++) {
-            Move move = existing == null ? Move.SAME_REQUEST : next(key, existing, fp, token, now);
-            if (move == null) {
-                StoredRecord current = codec.toRecord(key, existing, now);
-                if (current.fencingToken() == token && current.state() == RecordState.IN_PROGRESS) {
-                    // Our own write landed on an earlier try whose reply was lost (SDK retry):
-                    // tokens are unique per claim, so this record is ours.
-                    return current.attempt() == 1 ? ClaimResult.acquired(current, Instant.ofEpochMilli(now))
-                            : ClaimResult.takenOver(current, Instant.ofEpochMilli(now));
-                }
-                return ClaimResult.existing(current, Instant.ofEpochMilli(now));
-            }
-            try {
-                Map<String, AttributeValue> old;
-                switch (move) {
-                    case SAME_REQUEST: {
-                        UpdateItemResponse r = client.updateItem(requests.claimBySameRequest(key, v));
-                        old = r.hasAttributes() ? r.attributes() : Map.of();
-                        break;
-                    }
-                    case OTHER_REQUEST: {
-                        UpdateItemResponse r = client.updateItem(requests.claimReleasedByAnother(key, v));
-                        old = r.hasAttributes() ? r.attributes() : Map.of();
-                        break;
-                    }
-                    default:
-                        client.putItem(requests.claimExpired(key, v));
-                        old = Map.of();
-                        break;
-                }
-                return won(key, fp, token, now, leaseUntil, expires, move, old);
-            } catch (ConditionalCheckFailedException e) {
-                // The item it met decides the next round; gone meanwhile (TTL, a rival): start over.
-                existing = e.hasItem() && !e.item().isEmpty() ? e.item() : null;
-            } catch (SdkException e) {
-                throw Failures.translate("claim", table, key, e);
-            }
+        return round(key, fp, token, now, leaseUntil, expires, v, null, 0);
+    }
+
+    // One round: the write that fits what is known of the item, then the next round on a failed condition.
+    private CompletableFuture<ClaimResult> round(IdempotencyKey key, byte[] fp, long token, long now, long leaseUntil,
+            long expires, Map<String, AttributeValue> v, Map<String, AttributeValue> existing, int round) {
+        if (round >= MAX_ROUNDS) {
+            return CompletableFuture.failedFuture(new StoreUnavailableException("claim of " + key
+                    + " in DynamoDB table '" + table + "' kept racing with other writers for " + MAX_ROUNDS
+                    + " rounds", null, true));
         }
-        throw new StoreUnavailableException("claim of " + key + " in DynamoDB table '" + table
-                + "' kept racing with other writers for " + MAX_ROUNDS + " rounds", null, true);
+        Move move;
+        try {
+            move = existing == null ? Move.SAME_REQUEST : next(key, existing, fp, token, now);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (move == null) {
+            StoredRecord current = codec.toRecord(key, existing, now);
+            if (current.fencingToken() == token && current.state() == RecordState.IN_PROGRESS) {
+                // Our own write landed on an earlier try whose reply was lost (SDK retry):
+                // tokens are unique per claim, so this record is ours.
+                return CompletableFuture.completedFuture(current.attempt() == 1
+                        ? ClaimResult.acquired(current, Instant.ofEpochMilli(now))
+                        : ClaimResult.takenOver(current, Instant.ofEpochMilli(now)));
+            }
+            return CompletableFuture.completedFuture(ClaimResult.existing(current, Instant.ofEpochMilli(now)));
+        }
+        CompletableFuture<Map<String, AttributeValue>> write;
+        switch (move) {
+            case SAME_REQUEST:
+                write = client.updateItem(requests.claimBySameRequest(key, v))
+                        .thenApply(r -> r.hasAttributes() ? r.attributes() : Map.of());
+                break;
+            case OTHER_REQUEST:
+                write = client.updateItem(requests.claimReleasedByAnother(key, v))
+                        .thenApply(r -> r.hasAttributes() ? r.attributes() : Map.of());
+                break;
+            default:
+                write = client.putItem(requests.claimExpired(key, v)).thenApply(r -> Map.of());
+                break;
+        }
+        return write.handle((old, failure) -> {
+            if (failure == null) {
+                return CompletableFuture.completedFuture(won(key, fp, token, now, leaseUntil, expires, move, old));
+            }
+            Throwable e = DynamoDbCalls.cause(failure);
+            if (e instanceof ConditionalCheckFailedException) {
+                // The item it met decides the next round; gone meanwhile (TTL, a rival): start over.
+                ConditionalCheckFailedException c = (ConditionalCheckFailedException) e;
+                Map<String, AttributeValue> met = c.hasItem() && !c.item().isEmpty() ? c.item() : null;
+                return round(key, fp, token, now, leaseUntil, expires, v, met, round + 1);
+            }
+            if (e instanceof SdkException) {
+                return CompletableFuture.<ClaimResult>failedFuture(
+                        Failures.translate("claim", table, key, (SdkException) e, client.onCallerThread()));
+            }
+            return CompletableFuture.<ClaimResult>failedFuture(e);
+        }).thenCompose(f -> f);
     }
 
     // The write that fits the item, or null when no write can win (the claim ends as EXISTING).

@@ -50,6 +50,19 @@ public final class Failures {
      */
     public static StoreUnavailableException translate(String operation, String table, IdempotencyKey key,
             SdkException e) {
+        return translate(operation, table, key, e, true);
+    }
+
+    /**
+     * The idem error for a failed call.
+     *
+     * @param operation the store operation, for the message
+     * @param table the table name, for the message
+     * @param onCallerThread whether the call ran on the caller's thread (only then is an interrupt
+     *     the SDK swallowed given back to it; an asynchronous client's thread is the SDK's)
+     */
+    public static StoreUnavailableException translate(String operation, String table, IdempotencyKey key,
+            SdkException e, boolean onCallerThread) {
         String where = operation + " of " + (key == null ? "records" : key.toString()) + " in DynamoDB table '"
                 + table + "'";
         if (e instanceof AwsServiceException) {
@@ -72,10 +85,14 @@ public final class Failures {
         }
         if (e instanceof AbortedException || hasCause(e, InterruptedException.class)) {
             // The SDK swallowed the interrupt to abort the call; give it back to the caller.
-            Thread.currentThread().interrupt();
+            if (onCallerThread) {
+                Thread.currentThread().interrupt();
+            }
             return new StoreUnavailableException(where + " was interrupted: " + e.getMessage(), e, true);
         }
+        // A connection not acquired in time (an asynchronous client's pool full) is a timeout too.
         boolean io = e instanceof ApiCallTimeoutException || e instanceof ApiCallAttemptTimeoutException
+                || hasCause(e, java.util.concurrent.TimeoutException.class)
                 || ((hasCause(e, IOException.class) || hasCause(e, UncheckedIOException.class)) && !isParseFailure(e));
         if (io) {
             return new StoreUnavailableException(where + " failed (unreachable or timed out): " + e.getMessage(),

@@ -4,15 +4,16 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.RecordState;
+import dev.idem.api.store.StoreLimits;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.api.time.Sleeper;
 import dev.idem.api.time.Ticker;
 import dev.idem.store.hybrid.HybridStoreEvent.Type;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
-import dev.idem.store.jdbc.internal.Arguments;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -92,10 +93,10 @@ public final class GatedOperations {
      */
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl) {
         // The database's own checks first: a claim it would refuse must not leave a prediction behind.
-        Arguments.checkKey(key);
-        Arguments.checkFingerprint(fingerprint, JdbcIdempotencyStore.MAX_FINGERPRINT_BYTES);
-        long leaseMs = Arguments.millis("lease", lease);
-        long ttlMs = Arguments.millis("ttl", ttl);
+        Objects.requireNonNull(key, "key"); // IdempotencyKey already refuses what a database cannot store
+        StoreLimits.checkFingerprint(fingerprint, JdbcIdempotencyStore.MAX_FINGERPRINT_BYTES);
+        long leaseMs = StoreLimits.durationMillis("lease", lease, JdbcIdempotencyStore.MAX_DURATION);
+        long ttlMs = StoreLimits.durationMillis("ttl", ttl, JdbcIdempotencyStore.MAX_DURATION);
         if (!usable(key)) {
             emit(Type.DECIDED_BY_DATABASE, key, null);
             return truth.claim(key, fingerprint, token, lease, ttl);

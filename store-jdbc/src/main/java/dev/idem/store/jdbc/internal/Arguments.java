@@ -2,6 +2,8 @@ package dev.idem.store.jdbc.internal;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.InvalidIdempotencyKeyException;
+import dev.idem.api.store.StoreLimits;
+import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -10,8 +12,6 @@ import java.util.Objects;
  * refuse the same inputs with the same messages, before anything is written.
  */
 public final class Arguments {
-    private static final Duration MAX_DURATION = Duration.ofDays(3650);
-
     private Arguments() {
     }
 
@@ -29,35 +29,6 @@ public final class Arguments {
     }
 
     /**
-     * Refuses a fingerprint wider than its column.
-     *
-     * @param fingerprint the fingerprint
-     * @param max the column width, in bytes
-     */
-    public static void checkFingerprint(byte[] fingerprint, int max) {
-        Objects.requireNonNull(fingerprint, "fingerprint");
-        if (fingerprint.length > max) {
-            throw new IllegalArgumentException("fingerprint is " + fingerprint.length + " bytes; at most "
-                    + max + " allowed");
-        }
-    }
-
-    /**
-     * Refuses an outcome or journal over the store's limit.
-     *
-     * @param what "outcome" or "journal", for the message
-     * @param bytes the bytes
-     * @param max the store's limit
-     */
-    public static void checkSize(String what, byte[] bytes, int max) {
-        Objects.requireNonNull(bytes, what);
-        if (bytes.length > max) {
-            throw new IllegalArgumentException(
-                    what + " is " + bytes.length + " bytes; this store holds at most " + max);
-        }
-    }
-
-    /**
      * A lease or TTL in whole milliseconds, at least 1 ms and at most about ten years.
      *
      * @param name the argument's name, for the message
@@ -65,14 +36,7 @@ public final class Arguments {
      * @return the duration in ms
      */
     public static long millis(String name, Duration d) {
-        Objects.requireNonNull(d, name);
-        if (d.isNegative() || d.toMillis() < 1) {
-            throw new IllegalArgumentException(name + " must be at least 1 ms but was " + d);
-        }
-        if (d.compareTo(MAX_DURATION) > 0) {
-            throw new IllegalArgumentException(name + " must be at most " + MAX_DURATION + " but was " + d);
-        }
-        return d.toMillis();
+        return StoreLimits.durationMillis(name, d, JdbcIdempotencyStore.MAX_DURATION);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.idem.store.jdbc.internal;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.LeaseLostException;
+import dev.idem.api.store.StoreLimits;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
@@ -49,7 +50,7 @@ public final class TransactionalCompletion {
             Duration ttl) {
         Objects.requireNonNull(handle, "handle");
         Arguments.checkKey(key);
-        Arguments.checkSize("outcome", outcome, maxBytes);
+        StoreLimits.checkSize("outcome", outcome, maxBytes);
         long ttlMs = Arguments.millis("ttl", ttl);
         return Failures.orUnavailable("complete", () -> ops.get().complete(handle, key, fencingToken, outcome, ttlMs));
     }
@@ -73,7 +74,7 @@ public final class TransactionalCompletion {
         long ttlMs = Arguments.millis("ttl", ttl);
         DialectOperations o = ops.get();
         return run("complete", key, fencingToken, encoder, work, (tx, outcome) -> {
-            Arguments.checkSize("outcome", outcome, maxBytes);
+            StoreLimits.checkSize("outcome", outcome, maxBytes);
             return o.complete(tx, key, fencingToken, outcome, ttlMs);
         });
     }
@@ -90,7 +91,7 @@ public final class TransactionalCompletion {
     public boolean checkpointWithin(Handle handle, IdempotencyKey key, long fencingToken, byte[] journal) {
         Objects.requireNonNull(handle, "handle");
         Arguments.checkKey(key);
-        Arguments.checkSize("journal", journal, maxBytes);
+        StoreLimits.checkSize("journal", journal, maxBytes);
         return Failures.orUnavailable("checkpoint", () -> ops.get().checkpoint(handle, key, fencingToken, journal));
     }
 
@@ -111,7 +112,7 @@ public final class TransactionalCompletion {
         Arguments.checkKey(key);
         DialectOperations o = ops.get();
         return run("checkpoint", key, fencingToken, journal, work, (tx, bytes) -> {
-            Arguments.checkSize("journal", bytes, maxBytes);
+            StoreLimits.checkSize("journal", bytes, maxBytes);
             return o.checkpoint(tx, key, fencingToken, bytes);
         });
     }

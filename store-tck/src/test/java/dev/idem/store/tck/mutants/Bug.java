@@ -57,5 +57,9 @@ enum Bug {
     /** The scope is left out of the storage key. */
     SCOPE_IGNORED,
     /** The operation is left out of the storage key. */
-    OPERATION_IGNORED
+    OPERATION_IGNORED,
+    /** The blocking form is right; the non-blocking form's complete accepts any token once the lease has lapsed. */
+    NON_BLOCKING_UNFENCED_COMPLETE,
+    /** The blocking form is right; the non-blocking form keeps records of its own (the other form never sees them). */
+    NON_BLOCKING_OWN_RECORDS
 }

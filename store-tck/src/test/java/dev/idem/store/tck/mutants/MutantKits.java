@@ -4,6 +4,7 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.store.tck.IdempotencyStoreContract;
 import dev.idem.store.tck.IdempotencyStoreProperties;
 import dev.idem.store.tck.MutableClock;
+import dev.idem.store.tck.NonBlockingStoreContract;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
 
@@ -51,6 +52,16 @@ final class MutantKits {
         }
     }
 
+    /** The contract through the non-blocking form, for one mutant. */
+    abstract static class NonBlockingContract extends NonBlockingStoreContract {
+        abstract Bug bug();
+
+        @Override
+        protected StoreFixture createStoreFixture() {
+            return new Fixture(bug());
+        }
+    }
+
     /** The properties for one mutant. */
     abstract static class Properties extends IdempotencyStoreProperties {
         abstract Bug bug();
@@ -64,7 +75,7 @@ final class MutantKits {
     /** The kit's two classes for {@code bug}. */
     static Class<?>[] kit(Bug bug) {
         return switch (bug) {
-            case NONE -> new Class<?>[] {NoneC.class, NoneP.class};
+            case NONE -> new Class<?>[] {NoneC.class, NoneP.class, NoneN.class};
             case NON_ATOMIC_CLAIM -> new Class<?>[] {NonAtomicClaimC.class, NonAtomicClaimP.class};
             case FIND_LAGS_CLAIM -> new Class<?>[] {FindLagsClaimC.class, FindLagsClaimP.class};
             case EXISTING_FROM_SECOND_READ ->
@@ -89,12 +100,21 @@ final class MutantKits {
             case WRONG_KEY_OUTCOME -> new Class<?>[] {WrongKeyOutcomeC.class, WrongKeyOutcomeP.class};
             case SCOPE_IGNORED -> new Class<?>[] {ScopeIgnoredC.class, ScopeIgnoredP.class};
             case OPERATION_IGNORED -> new Class<?>[] {OperationIgnoredC.class, OperationIgnoredP.class};
+            case NON_BLOCKING_UNFENCED_COMPLETE -> new Class<?>[] {NonBlockingUnfencedCompleteN.class};
+            case NON_BLOCKING_OWN_RECORDS -> new Class<?>[] {NonBlockingOwnRecordsN.class};
         };
     }
 
     // One pair per bug: JUnit and jqwik instantiate test classes themselves, so the bug is in the type.
     static final class NoneC extends Contract { Bug bug() { return Bug.NONE; } }
     static final class NoneP extends Properties { Bug bug() { return Bug.NONE; } }
+    static final class NoneN extends NonBlockingContract { Bug bug() { return Bug.NONE; } }
+    static final class NonBlockingUnfencedCompleteN extends NonBlockingContract {
+        Bug bug() { return Bug.NON_BLOCKING_UNFENCED_COMPLETE; }
+    }
+    static final class NonBlockingOwnRecordsN extends NonBlockingContract {
+        Bug bug() { return Bug.NON_BLOCKING_OWN_RECORDS; }
+    }
     static final class NonAtomicClaimC extends Contract { Bug bug() { return Bug.NON_ATOMIC_CLAIM; } }
     static final class NonAtomicClaimP extends Properties { Bug bug() { return Bug.NON_ATOMIC_CLAIM; } }
     static final class FindLagsClaimC extends Contract { Bug bug() { return Bug.FIND_LAGS_CLAIM; } }

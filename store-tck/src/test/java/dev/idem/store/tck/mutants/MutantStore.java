@@ -3,6 +3,7 @@ package dev.idem.store.tck.mutants;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.NonBlockingStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
@@ -16,6 +17,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * The in-memory store's semantics, written out again with one deliberate {@link Bug}. With
@@ -30,16 +35,87 @@ final class MutantStore implements IdempotencyStore {
 
     private final Bug bug;
     private final Clock clock;
-    private final Object lock = new Object();
-    private final Map<Object, StoredRecord> records = new HashMap<>();
+    /** Where the non-blocking form's stages complete: never on the caller's thread. */
+    private static final ExecutorService ANSWERS = Executors.newCachedThreadPool(task -> {
+        Thread t = new Thread(task, "mutant-answers");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final Object lock;
+    private final Map<Object, StoredRecord> records;
     /** What find reads: the records, except that a claim reaches it a yield later ({@link Bug#FIND_LAGS_CLAIM}). */
-    private final Map<Object, StoredRecord> readable = new HashMap<>();
-    private final Map<String, byte[]> outcomesByFingerprint = new HashMap<>();
+    private final Map<Object, StoredRecord> readable;
+    private final Map<String, byte[]> outcomesByFingerprint;
+    private final NonBlockingStore form;
 
     MutantStore(Bug bug, Clock clock) {
+        this(bug, clock, null);
+    }
+
+    /** A store on {@code shared}'s records (a fresh set if null); the non-blocking form's bug is its blocking one. */
+    private MutantStore(Bug bug, Clock clock, MutantStore shared) {
         this.bug = bug;
         this.clock = clock;
+        this.lock = shared == null ? new Object() : shared.lock;
+        this.records = shared == null ? new HashMap<>() : shared.records;
+        this.readable = shared == null ? new HashMap<>() : shared.readable;
+        this.outcomesByFingerprint = shared == null ? new HashMap<>() : shared.outcomesByFingerprint;
+        if (shared != null) {
+            this.form = null;
+        } else if (bug == Bug.NON_BLOCKING_OWN_RECORDS) {
+            this.form = new Form(new MutantStore(Bug.NONE, clock, new MutantStore(Bug.NONE, clock, null)));
+        } else {
+            this.form = new Form(new MutantStore(bug == Bug.NON_BLOCKING_UNFENCED_COMPLETE ? Bug.UNFENCED_COMPLETE
+                    : bug, clock, this));
+        }
     }
+
+    @Override
+    public Optional<NonBlockingStore> nonBlocking() {
+        return Optional.ofNullable(form);
+    }
+
+    /** The non-blocking form: each operation of {@code on}, answered on another thread. */
+    private static final class Form implements NonBlockingStore {
+        private final MutantStore on;
+
+        Form(MutantStore on) {
+            this.on = on;
+        }
+
+        @Override
+        public CompletionStage<ClaimResult> claim(IdempotencyKey key, byte[] fingerprint, long fencingToken,
+                Duration lease, Duration ttl) {
+            return CompletableFuture.supplyAsync(() -> on.claim(key, fingerprint, fencingToken, lease, ttl), ANSWERS);
+        }
+
+        @Override
+        public CompletionStage<Boolean> complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
+            return CompletableFuture.supplyAsync(() -> on.complete(key, fencingToken, outcome, ttl), ANSWERS);
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(IdempotencyKey key, long fencingToken) {
+            return CompletableFuture.supplyAsync(() -> on.release(key, fencingToken), ANSWERS);
+        }
+
+        @Override
+        public CompletionStage<Boolean> checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+            return CompletableFuture.supplyAsync(() -> on.checkpoint(key, fencingToken, journal), ANSWERS);
+        }
+
+        @Override
+        public CompletionStage<Optional<Instant>> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
+            return CompletableFuture.supplyAsync(() -> on.extendLease(key, fencingToken, lease), ANSWERS);
+        }
+
+        @Override
+        public CompletionStage<Optional<StoredRecord>> find(IdempotencyKey key) {
+            return CompletableFuture.supplyAsync(() -> on.find(key), ANSWERS);
+        }
+    }
+
 
     private Object storageKey(IdempotencyKey k) {
         return switch (bug) {

@@ -1,4 +1,4 @@
-package dev.idem.engine.internal;
+package dev.idem.engine.internal.json;
 
 import dev.idem.api.InvalidRequestException;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package dev.idem.engine.internal;
+package dev.idem.engine.internal.json;
 
 /**
  * UTF-8 for the canonicalizer: strict decoding checks, encoding of text requests, and the

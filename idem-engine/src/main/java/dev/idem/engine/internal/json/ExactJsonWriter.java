@@ -1,4 +1,4 @@
-package dev.idem.engine.internal;
+package dev.idem.engine.internal.json;
 
 import com.fasterxml.jackson.core.JsonGenerationException;
 import com.fasterxml.jackson.core.JsonGenerator;

@@ -1,12 +1,12 @@
-package dev.idem.engine.internal;
+package dev.idem.engine.internal.json;
 
 import dev.idem.api.InvalidRequestException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * The structure of a document on a {@link CanonicalTape}, as int arrays reused from call to
- * call. Containers are numbered in the order they open (pre-order), with their byte range
+ * The canonicalizer's container table: the structure of a document on a {@link CanonicalTape},
+ * as int arrays reused from call to call. Containers are numbered in the order they open (pre-order), with their byte range
  * in the token buffer and the number of the first container after them. While a container
  * is open its kids (an object's members; an array's elements only when something below it
  * may be excluded) wait on a stack as byte ranges. When it closes, an object whose members
@@ -19,7 +19,7 @@ import java.util.Arrays;
  * container to write its kids in their order: every byte is copied once and every container
  * visited once, so the cost is linear whatever the depth.
  */
-final class Kids {
+final class ContainerTable {
     private static final byte OBJECT = 1;
     private static final byte UNSORTED = 2;
     private static final byte EXCLUDING = 4;
@@ -48,7 +48,7 @@ final class Kids {
     private PointerSet[] oPointers = new PointerSet[16];
     private int depth;
 
-    // Kids of the open containers: byte range (an object member's starts at its name, whose
+    // ContainerTable of the open containers: byte range (an object member's starts at its name, whose
     // closing quote is at mNameEnd) and the first container that may lie inside.
     private int[] mStart = new int[64];
     private int[] mNameEnd = new int[64];
@@ -59,7 +59,7 @@ final class Kids {
     private long[] mKey = new long[64];
     private int pending;
 
-    // Kids of the containers to rewrite, in output order.
+    // ContainerTable of the containers to rewrite, in output order.
     private int[] kStart = new int[16];
     private int[] kEnd = new int[16];
     private int[] kFirst = new int[16];
@@ -69,12 +69,17 @@ final class Kids {
     private int[] merge = new int[16];
     private byte[] scratch = new byte[256];
 
-    // Emission stack: a span of tokens (kind 0: from, to, next container) or a container
-    // being written (kind 1: container, next kid).
-    private byte[] sKind = new byte[16];
-    private int[] sA = new int[16];
-    private int[] sB = new int[16];
-    private int[] sC = new int[16];
+    // The emission stack, one frame per entry. A SPAN frame copies tokens [spanFrom, spanTo),
+    // stopping at the rewritten containers from spanNextContainer on; a CONTAINER frame writes
+    // the kids of container frameContainer in order, frameNextKid being the next to write.
+    private static final byte SPAN = 0;
+    private static final byte CONTAINER = 1;
+    private byte[] frameKind = new byte[16];
+    private int[] spanFrom = new int[16];
+    private int[] spanTo = new int[16];
+    private int[] spanNextContainer = new int[16];
+    private int[] frameContainer = new int[16];
+    private int[] frameNextKid = new int[16];
 
     void reset(ByteSink tokenBuffer) {
         tokens = tokenBuffer;
@@ -92,8 +97,8 @@ final class Kids {
 
     long retainedBytes() {
         return out.buf.length + scratch.length + 4L * (5L * cStart.length + 4L * oContainer.length + 4L * mStart.length
-                + 3L * kStart.length + order.length + merge.length + 3L * sA.length) + 8L * mKey.length + mFlags.length
-                + sKind.length;
+                + 3L * kStart.length + order.length + merge.length + 5L * spanFrom.length) + 8L * mKey.length + mFlags.length
+                + frameKind.length;
     }
 
     boolean rewrites() {
@@ -383,30 +388,30 @@ final class Kids {
         out.ensure(tokens.size);
         byte[] o = out.buf;
         int w = 0;
-        int sp = push(0, 0, 0, tokens.size, 0);
+        int sp = pushSpan(0, 0, tokens.size, 0);
         while (sp > 0) {
             int f = sp - 1;
-            if (sKind[f] == 0) {
-                int from = sA[f];
-                int to = sB[f];
-                int c = sC[f];
+            if (frameKind[f] == SPAN) {
+                int from = spanFrom[f];
+                int to = spanTo[f];
+                int c = spanNextContainer[f];
                 while (c < containers && cStart[c] < to && cFirstKid[c] < 0) {
                     c++;
                 }
                 if (c < containers && cStart[c] < to) {
                     int at = cStart[c];
                     w = copy(t, from, o, w, at - from);
-                    sA[f] = cEnd[c];
-                    sC[f] = cNext[c];
-                    sp = push(sp, 1, c, 0, 0);
+                    spanFrom[f] = cEnd[c];
+                    spanNextContainer[f] = cNext[c];
+                    sp = pushContainer(sp, c);
                 } else {
                     w = copy(t, from, o, w, to - from);
                     sp--;
                 }
                 continue;
             }
-            int c = sA[f];
-            int k = sB[f];
+            int c = frameContainer[f];
+            int k = frameNextKid[f];
             if (k == 0) {
                 o[w++] = t[cStart[c]];
             }
@@ -418,9 +423,9 @@ final class Kids {
             if (k > 0) {
                 o[w++] = ',';
             }
-            sB[f] = k + 1;
+            frameNextKid[f] = k + 1;
             int kid = cFirstKid[c] + k;
-            sp = push(sp, 0, kStart[kid], kEnd[kid], kFirst[kid]);
+            sp = pushSpan(sp, kStart[kid], kEnd[kid], kFirst[kid]);
         }
         out.size = w;
         return out;
@@ -438,18 +443,32 @@ final class Kids {
         return w + length;
     }
 
-    private int push(int sp, int kind, int a, int b, int c) {
-        if (sp == sA.length) {
-            int n = sp * 2;
-            sKind = Arrays.copyOf(sKind, n);
-            sA = Arrays.copyOf(sA, n);
-            sB = Arrays.copyOf(sB, n);
-            sC = Arrays.copyOf(sC, n);
-        }
-        sKind[sp] = (byte) kind;
-        sA[sp] = a;
-        sB[sp] = b;
-        sC[sp] = c;
+    private int pushSpan(int sp, int from, int to, int nextContainer) {
+        growFrames(sp);
+        frameKind[sp] = SPAN;
+        spanFrom[sp] = from;
+        spanTo[sp] = to;
+        spanNextContainer[sp] = nextContainer;
         return sp + 1;
+    }
+
+    private int pushContainer(int sp, int container) {
+        growFrames(sp);
+        frameKind[sp] = CONTAINER;
+        frameContainer[sp] = container;
+        frameNextKid[sp] = 0;
+        return sp + 1;
+    }
+
+    private void growFrames(int sp) {
+        if (sp == frameKind.length) {
+            int n = sp * 2;
+            frameKind = Arrays.copyOf(frameKind, n);
+            spanFrom = Arrays.copyOf(spanFrom, n);
+            spanTo = Arrays.copyOf(spanTo, n);
+            spanNextContainer = Arrays.copyOf(spanNextContainer, n);
+            frameContainer = Arrays.copyOf(frameContainer, n);
+            frameNextKid = Arrays.copyOf(frameNextKid, n);
+        }
     }
 }

@@ -1,4 +1,4 @@
-package dev.idem.engine.internal;
+package dev.idem.engine.internal.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

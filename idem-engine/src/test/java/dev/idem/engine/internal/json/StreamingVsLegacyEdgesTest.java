@@ -1,6 +1,6 @@
-package dev.idem.engine.internal;
+package dev.idem.engine.internal.json;
 
-import static dev.idem.engine.internal.StreamingVsLegacyProperties.outcome;
+import static dev.idem.engine.internal.json.StreamingVsLegacyProperties.outcome;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

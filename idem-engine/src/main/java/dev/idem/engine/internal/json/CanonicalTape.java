@@ -1,14 +1,14 @@
-package dev.idem.engine.internal;
+package dev.idem.engine.internal.json;
 
 import dev.idem.api.InvalidRequestException;
 
 /**
  * One pass over strict UTF-8 JSON that writes every token in its canonical form, in input
  * order, into {@link #tokens}; the members of each object (and the elements of an array
- * that has exclusions) are recorded in a {@link Kids} table as byte ranges of that buffer.
+ * that has exclusions) are recorded in a {@link ContainerTable} table as byte ranges of that buffer.
  * Nothing is allocated per token: no tree, no String per name or number. A document whose
  * objects are all already in canonical order, with nothing excluded, is finished there;
- * otherwise {@link Kids#emit} copies it once more with each such object's members in
+ * otherwise {@link ContainerTable#emit} copies it once more with each such object's members in
  * order. Both passes are linear in the size of the input whatever its depth, and neither
  * recurses.
  *
@@ -41,7 +41,7 @@ final class CanonicalTape {
     }
 
     final ByteSink tokens = new ByteSink(256);
-    final Kids kids = new Kids();
+    final ContainerTable table = new ContainerTable();
     private byte[] src = new byte[0];
     private int pos;
     private int end;
@@ -56,19 +56,19 @@ final class CanonicalTape {
         end = to;
         tokens.size = 0;
         tokens.ensure(to - from + 16);
-        kids.reset(tokens);
+        table.reset(tokens);
         try {
             parse(excluded.isEmpty() ? null : excluded);
-            return kids.rewrites() ? kids.emit() : tokens;
+            return table.rewrites() ? table.emit() : tokens;
         } finally {
             src = JsonCanonicalizer.NO_BYTES;
-            kids.release();
+            table.release();
         }
     }
 
     /** The bytes this tape keeps between calls. */
     long retainedBytes() {
-        return tokens.buf.length + kids.retainedBytes();
+        return tokens.buf.length + table.retainedBytes();
     }
 
     private void parse(PointerSet excluded) {
@@ -76,7 +76,7 @@ final class CanonicalTape {
         if (pos >= end) {
             throw new InvalidRequestException("request JSON is empty");
         }
-        Kids k = kids;
+        ContainerTable k = table;
         PointerSet pointers = excluded;
         while (true) {
             // At the start of a value; pointers: what is excluded below it (null: nothing).
@@ -140,7 +140,7 @@ final class CanonicalTape {
         }
         int start = tokens.size;
         boolean plain = string(MAX_NAME_BYTES);
-        PointerSet below = kids.member(start, plain);
+        PointerSet below = table.member(start, plain);
         skipWhitespace();
         if (pos >= end || src[pos] != ':') {
             throw malformed("expected ':'");
