@@ -25,6 +25,9 @@ FINGERPRINT_TARGET = 1.0
 FINGERPRINT_ALLOC_PER_BYTE = 1.5
 MEMORY_REPLAY_TARGET = 1.2
 MEMORY_REPLAY_EXTRA_BYTES = 1024
+# The goals of issue 40 (besides the fingerprint and memory goals above, which it keeps).
+ENGINE_CPU_TARGET_US = 2.0
+PROTOCOL_REPLAY_TARGET = 1.1
 SIZES = ["100", "1024", "10240", "102400"]
 PATHS = ["First", "Replay", "Conflict"]
 
@@ -225,7 +228,7 @@ def scaling_section(results_dir):
     lines = ["### Scaling on distinct keys (calls/s; in brackets: speed-up over one thread)", "",
              "| benchmark | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}" for t in threads) + " |",
              "| --- |" + " ---: |" * len(threads)]
-    for name in ("storeFirst", "engineFirst", "engineReplay"):
+    for name in ("storeFirst", "storeReplay", "engineFirst", "engineReplay"):
         row = table.get(name)
         if not row:
             continue
@@ -235,6 +238,75 @@ def scaling_section(results_dir):
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines += ["", "On a machine with N cores the speed-up can reach about N (fewer when the backend shares them)."]
     return lines
+
+
+def cpu(run):
+    m = (run.get("secondaryMetrics") or {}).get("cpu.time.norm")
+    return m["score"] if m else float("nan")
+
+
+def issue40_rows(ix, results_dir):
+    """The rows of issue 40: the cost split per store, the fingerprint's String and byte[] APIs,
+    the near cache, scaling at 8 threads over 2 and the hot key."""
+    rows = []
+    for size in SIZES:
+        p = (("size", size),)
+        jk = ix.get(("FingerprintBenchmark.jacksonRoundTrip", p))
+        for api in ("canonicalString", "canonicalBytes", "sha256String", "sha256Bytes"):
+            run = ix.get((f"FingerprintBenchmark.{api}", p))
+            if jk and run:
+                # Throughput mode: Jackson's rate over ours is our time over Jackson's.
+                r = score(jk) / score(run)
+                rows.append((f"{api} {int(size):,} B / Jackson round trip (time)", f"{r:.2f}x",
+                             f"<= {FINGERPRINT_TARGET:.1f}x", verdict(r, FINGERPRINT_TARGET)))
+    for store in STORES:
+        if store not in REMOTE:
+            continue
+        p = (("backend", store),)
+        for path in ("First", "Replay"):
+            e, a, r = (ix.get((f"StoreBenchmark.{who}{path}", p)) for who in ("engine", "adapter", "raw"))
+            if e and a:
+                rows.append((f"{store.lower()} {path.lower()}: engine / adapter (time)",
+                             f"{score(e) / score(a):.2f}x ({fmt(score(e))} / {fmt(score(a))} µs)", "-", "reported"))
+                extra = cpu(e) - cpu(a)
+                if not math.isnan(extra):
+                    rows.append((f"{store.lower()} {path.lower()}: engine CPU beyond the adapter's (cpu.time.norm)",
+                                 f"{extra / 1000:.2f} µs", f"<= {ENGINE_CPU_TARGET_US} µs",
+                                 verdict(extra / 1000, ENGINE_CPU_TARGET_US)))
+            if a and r:
+                ratio = score(a) / score(r)
+                target = PROTOCOL_REPLAY_TARGET if path == "Replay" else None
+                rows.append((f"{store.lower()} {path.lower()}: adapter / raw (time)",
+                             f"{ratio:.2f}x ({fmt(score(a))} / {fmt(score(r))} µs)",
+                             f"<= {target:.1f}x" if target else "-", verdict(ratio, target) if target else "reported"))
+        n, e = ix.get(("StoreBenchmark.nearCacheReplay", p)), ix.get(("StoreBenchmark.engineReplay", p))
+        if n and e:
+            rows.append((f"{store.lower()} replay: near cache / engine (time)",
+                         f"{score(n) / score(e):.3f}x ({fmt(score(n))} / {fmt(score(e))} µs)", "-", "reported"))
+    runs = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "jmh-scaling-t*.json"))):
+        runs += load(path)
+    table = {}
+    for r in runs:
+        table.setdefault(short(r["benchmark"]).split(".")[1], {})[int(r["threads"])] = score(r)
+    for name in ("storeFirst", "storeReplay", "engineFirst", "engineReplay"):
+        row = table.get(name, {})
+        if 2 in row and 8 in row:
+            ratio = row[8] / row[2]
+            rows.append((f"scaling {name}: 8 threads / 2 threads (throughput)", f"{ratio:.2f}x",
+                         ">= 1.0x", "met" if ratio >= 1.0 else "**missed**"))
+    hot = os.path.join(results_dir, "jmh-hotkey.json")
+    if os.path.exists(hot):
+        by_waiting = {}
+        for r in load(hot):
+            other = (r.get("secondaryMetrics") or {}).get("otherKeys")
+            if other:
+                by_waiting[(r.get("params") or {}).get("waiting")] = other["score"]
+        if "0" in by_waiting and "6" in by_waiting:
+            ratio = by_waiting["6"] / by_waiting["0"]
+            rows.append(("hot key: other keys' throughput with 6 waiters / with none", f"{ratio:.2f}x", ">= 0.9x",
+                         "met" if ratio >= 0.9 else "**missed**"))
+    return rows
 
 
 def goals(results_dir, with_scaling=True):
@@ -275,6 +347,7 @@ def goals(results_dir, with_scaling=True):
         extra = round(alloc(rep) - alloc(fpa))
         rows.append(("memory replay: allocated beyond the fingerprint's", f"{fmt(extra, 0)} B",
                      f"<= {MEMORY_REPLAY_EXTRA_BYTES:,} B", verdict(extra, MEMORY_REPLAY_EXTRA_BYTES)))
+    rows += issue40_rows(ix, results_dir)
     lines = ["| goal | measured | target | verdict |", "| --- | ---: | ---: | --- |"]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
     scaling = scaling_section(results_dir) if with_scaling else []

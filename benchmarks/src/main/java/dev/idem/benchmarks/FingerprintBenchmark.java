@@ -1,6 +1,7 @@
 package dev.idem.benchmarks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.engine.CanonicalJson;
 import dev.idem.engine.internal.Fingerprinter;
 import dev.idem.engine.internal.json.PointerSet;
 import java.io.IOException;
@@ -26,6 +27,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code readTree} + {@code writeValueAsBytes} (what "parse and re-serialize" costs with
  * the JSON library everyone already has). Throughput in documents per second; the report
  * turns it into MB/s.
+ *
+ * <p>The public {@link CanonicalJson} API is measured the way an application hashes with it:
+ * {@code canonicalString} takes the canonical {@code String} and hashes its UTF-8 bytes,
+ * {@code canonicalBytes} hashes the canonical bytes of UTF-8 input, and {@code sha256String} /
+ * {@code sha256Bytes} use {@link CanonicalJson#sha256(String)}, which hashes the canonical form
+ * as it is made.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -42,6 +49,7 @@ public class FingerprintBenchmark {
     private byte[] bytes;
     private ObjectMapper mapper;
     private Fingerprinter fingerprinter;
+    private MessageDigest sha;
 
     /** Builds the document and the engine's fingerprinter. */
     @Setup
@@ -50,6 +58,31 @@ public class FingerprintBenchmark {
         bytes = json.getBytes(StandardCharsets.UTF_8);
         mapper = new ObjectMapper();
         fingerprinter = new Fingerprinter(mapper, 1024 * 1024, PointerSet.EMPTY);
+        sha = Fingerprinter.sha256();
+    }
+
+    /** Public API: the canonical {@code String} of the text, then SHA-256 of its UTF-8 bytes. */
+    @Benchmark
+    public byte[] canonicalString() {
+        return sha.digest(CanonicalJson.canonicalize(json).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Public API: the canonical UTF-8 bytes of UTF-8 input, then their SHA-256. */
+    @Benchmark
+    public byte[] canonicalBytes() {
+        return sha.digest(CanonicalJson.canonicalize(bytes));
+    }
+
+    /** Public API: {@link CanonicalJson#sha256(String)}, the canonical text hashed as it is made. */
+    @Benchmark
+    public byte[] sha256String() {
+        return CanonicalJson.sha256(json);
+    }
+
+    /** Public API: {@link CanonicalJson#sha256(byte[])} of UTF-8 input. */
+    @Benchmark
+    public byte[] sha256Bytes() {
+        return CanonicalJson.sha256(bytes);
     }
 
     /** The engine's fingerprint of the request. */

@@ -4,12 +4,14 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.RequestInProgressException;
+import dev.idem.api.store.ClaimResult;
 import dev.idem.benchmarks.internal.Environment;
 import dev.idem.benchmarks.internal.RawBaseline;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
 import dev.idem.engine.internal.Fingerprinter;
+import dev.idem.engine.internal.OutcomeCodec;
 import dev.idem.engine.internal.json.PointerSet;
 import java.time.Duration;
 import java.util.UUID;
@@ -37,6 +39,14 @@ import org.openjdk.jmh.annotations.Warmup;
  * (about 200 bytes) and the result {@link Receipt#OK}; the work itself costs nothing, so
  * the difference is what idem adds: fingerprint, result codec, token, state machine, and
  * whatever the store does beyond the minimum.
+ *
+ * <p>{@code adapterFirst} and {@code adapterReplay} split that difference in two: the store
+ * adapter called directly through the SPI with the fingerprint and the encoded outcome made
+ * beforehand (what the engine asks of the store), so engine over adapter is the engine's own
+ * cost (fingerprint, codec, state machine) and adapter over raw is the protocol's (the store's
+ * script or statement against the minimal one, and its client-side mapping). Run with
+ * {@code -prof dev.idem.benchmarks.internal.ThreadCpuProfiler}, the difference of
+ * {@code cpu.time.norm} between engine and adapter is the engine's CPU per call.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -57,6 +67,7 @@ public class StoreBenchmark {
 
     private Environment env;
     private IdempotencyEngine engine;
+    private IdempotencyEngine nearCached;
     private RawBaseline raw;
     private String scope;
     private final AtomicLong sequence = new AtomicLong();
@@ -66,6 +77,8 @@ public class StoreBenchmark {
     private IdempotencyKey conflictKey;
     private IdempotencyKey rawReplayKey;
     private IdempotencyKey rawConflictKey;
+    private byte[] adapterOutcome;
+    private IdempotencyKey adapterReplayKey;
 
     /**
      * Starts the backend, builds the engine, and prepares one completed key and one key held
@@ -86,9 +99,17 @@ public class StoreBenchmark {
 
         replayKey = key("replay");
         engine.execute(replayKey, Documents.PAYMENT, Receipt.class, WORK);
+        nearCached = IdempotencyEngine.builder().store(env.store()).lease(LEASE).ttl(TTL).nearCache(1024).build();
+        // The first replay through it fills its cache; the measured ones are served from there.
+        check(nearCached.execute(replayKey, Documents.PAYMENT, Receipt.class, WORK).replayed(), "not a replay");
         conflictKey = key("conflict");
         // A holder that never finishes within the run: its lease outlives any trial.
         env.store().claim(conflictKey, fingerprint, 42, Duration.ofHours(1), TTL);
+
+        adapterOutcome = new OutcomeCodec(new ObjectMapper()).encodeSuccess(Receipt.OK);
+        adapterReplayKey = key("adapter-replay");
+        check(env.store().claim(adapterReplayKey, fingerprint, 5, LEASE, TTL).claimed(), "adapter replay key was not free");
+        check(env.store().complete(adapterReplayKey, 5, adapterOutcome, TTL), "adapter replay key did not complete");
 
         rawReplayKey = key("raw-replay");
         check(raw.claim(rawReplayKey, rawFingerprint, 7) == null, "raw replay key was not free");
@@ -118,10 +139,37 @@ public class StoreBenchmark {
         return raw.complete(key, token, rawOutcome);
     }
 
+    /**
+     * The store adapter alone: a new key claimed and completed through the SPI, with the
+     * fingerprint and the encoded outcome the engine would pass (made once, in the setup).
+     */
+    @Benchmark
+    public boolean adapterFirst() {
+        IdempotencyKey key = next();
+        long token = ThreadLocalRandom.current().nextLong();
+        check(env.store().claim(key, rawFingerprint, token, LEASE, TTL).claimed(), "fresh key was taken");
+        return env.store().complete(key, token, adapterOutcome, TTL);
+    }
+
+    /** The store adapter alone: a claim through the SPI that finds the completed record. */
+    @Benchmark
+    public ClaimResult adapterReplay() {
+        return env.store().claim(adapterReplayKey, rawFingerprint, ThreadLocalRandom.current().nextLong(), LEASE, TTL);
+    }
+
     /** Engine: a duplicate of a completed call, replayed from the store. */
     @Benchmark
     public Result<Receipt> engineReplay() {
         return engine.execute(replayKey, Documents.PAYMENT, Receipt.class, WORK);
+    }
+
+    /**
+     * Engine with its near cache on ({@code nearCache(1024)}): a duplicate of a completed call
+     * answered from the process-local cache, without a round trip to the store.
+     */
+    @Benchmark
+    public Result<Receipt> nearCacheReplay() {
+        return nearCached.execute(replayKey, Documents.PAYMENT, Receipt.class, WORK);
     }
 
     /** Baseline: a raw claim that finds the completed record and returns it. */

@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.RequestInProgressException;
+import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.RecordState;
 import dev.idem.engine.Result;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,6 +55,16 @@ class BenchmarkSmokeTest {
 
             assertThat(b.engineConflict()).isInstanceOf(RequestInProgressException.class);
             assertThat(b.rawConflict()).isNotNull();
+
+            // The adapter rows ask the store what the engine asks; the near cache replays.
+            assertThat(b.adapterFirst()).isTrue();
+            ClaimResult adapterReplay = b.adapterReplay();
+            assertThat(adapterReplay.status()).isEqualTo(ClaimResult.Status.EXISTING);
+            assertThat(adapterReplay.record().state()).isEqualTo(RecordState.COMPLETED);
+            assertThat(adapterReplay.record().outcome()).isNotEmpty();
+            Result<Receipt> cached = b.nearCacheReplay();
+            assertThat(cached.replayed()).isTrue();
+            assertThat(cached.value()).isEqualTo(Receipt.OK);
         } finally {
             b.tearDown();
         }
@@ -99,6 +113,9 @@ class BenchmarkSmokeTest {
         assertThat(b.documentBytes()).isEqualTo(size);
         assertThat(b.fingerprint()).hasSize(32);
         assertThat(b.sha256()).hasSize(32).isNotEqualTo(b.fingerprint());
+        // The four public-API rows hash the same canonical text.
+        assertThat(b.canonicalString()).hasSize(32).isEqualTo(b.canonicalBytes()).isEqualTo(b.sha256String())
+                .isEqualTo(b.sha256Bytes());
         ObjectMapper mapper = new ObjectMapper();
         String document = Documents.ofSize(size);
         assertThat(mapper.readTree(b.jacksonRoundTrip())).isEqualTo(mapper.readTree(document));
@@ -143,6 +160,22 @@ class BenchmarkSmokeTest {
         assertThat(r.value()).isEqualTo(Receipt.OK);
         assertThat(b.fingerprintAlone()).hasSize(32);
         assertThat(b.decodeAlone()).isEqualTo(Receipt.OK);
+        assertThat(b.replayAndRead()).isEqualTo(Receipt.OK);
+    }
+
+    // The trial's single-threaded warm-up (200,000 calls of each path) and one-second lease are for
+    // real runs: here a thousand calls and a minute, so the smoke runs stay within their time limit
+    // on a loaded machine and a cold first call keeps its lease. Set before ScalingBenchmark loads.
+    @BeforeAll
+    static void shortWarmUp() {
+        System.setProperty(ScalingBenchmark.WARMUP_CALLS_PROPERTY, "1000");
+        System.setProperty(ScalingBenchmark.LEASE_MS_PROPERTY, "60000");
+    }
+
+    @AfterAll
+    static void defaultWarmUp() {
+        System.clearProperty(ScalingBenchmark.WARMUP_CALLS_PROPERTY);
+        System.clearProperty(ScalingBenchmark.LEASE_MS_PROPERTY);
     }
 
     @Test
@@ -158,8 +191,26 @@ class BenchmarkSmokeTest {
                 .build();
         Collection<RunResult> results = new Runner(options).run();
         assertThat(results).extracting(r -> r.getParams().getBenchmark().replaceAll(".*\\.", ""))
-                .containsExactlyInAnyOrder("storeFirst", "engineFirst", "engineReplay");
+                .containsExactlyInAnyOrder("storeFirst", "storeReplay", "engineFirst", "engineReplay");
         assertThat(results).allSatisfy(r -> assertThat(r.getPrimaryResult().getScore()).isPositive());
+    }
+
+    @Test
+    void oneIterationOfTheHotKeyBenchmarkRunsBothGroupsOnEightThreads() throws Exception {
+        Options options = new OptionsBuilder()
+                .include(HotKeyBenchmark.class.getName())
+                .param("waiting", "6")
+                .forks(0)
+                .warmupIterations(0)
+                .measurementIterations(1)
+                .measurementTime(TimeValue.milliseconds(300))
+                .shouldFailOnError(true)
+                .build();
+        Collection<RunResult> results = new Runner(options).run();
+        assertThat(results).hasSize(1);
+        RunResult result = results.iterator().next();
+        assertThat(result.getSecondaryResults()).containsKeys("otherKeys", "hotKeyDuplicate");
+        assertThat(result.getSecondaryResults().get("otherKeys").getScore()).isPositive();
     }
 
     @Test

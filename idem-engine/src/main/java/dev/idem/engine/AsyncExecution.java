@@ -155,7 +155,8 @@ final class AsyncExecution<T> {
 
     /** Judges another waiter's claim, which this call cannot have won. */
     private void judgedShared(SharedPolls.Ticket ticket, ClaimResult claim, Throwable failure) {
-        judged(failure == null ? ticket.seen(claim) : null, failure, 0);
+        // Counted from when the poll's question left, which may be before this call joined it.
+        judged(failure == null ? ticket.seen(claim) : null, failure, ticket.poll.sentAt);
     }
 
     private void judged(ClaimResult claim, Throwable failure, long beforeClaim) {
@@ -165,7 +166,7 @@ final class AsyncExecution<T> {
         }
         Execution.Verdict<T> verdict;
         try {
-            verdict = execution.judge(claim, fingerprint, waiting);
+            verdict = execution.judge(claim, fingerprint, waiting, beforeClaim);
         } catch (RuntimeException | Error e) {
             done(null, e);
             return;

@@ -1,10 +1,12 @@
 package dev.idem.engine;
 
+import dev.idem.engine.internal.Fingerprinter;
 import dev.idem.engine.internal.json.JsonCanonicalizer;
 import dev.idem.engine.internal.json.PointerSet;
-import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The canonical JSON text that request fingerprints are computed over: RFC 8785 (JSON
@@ -31,6 +33,11 @@ import java.util.List;
  * leading byte order mark is skipped; UTF-16 and UTF-32 text is recognised and decoded). The
  * cost is linear in the size of the input, whatever its depth, and it streams: no tree is
  * built and nothing is allocated per member.
+ *
+ * <p>Choose the form you need: {@link #sha256(String)} and {@link #digest(String, MessageDigest)}
+ * allocate nothing but the digest (the canonical text is hashed from a reused per-thread buffer),
+ * {@link #canonicalizeToUtf8(String)} allocates the canonical bytes, and
+ * {@link #canonicalize(String)} the canonical {@code String}.
  */
 public final class CanonicalJson {
     private CanonicalJson() {
@@ -44,7 +51,73 @@ public final class CanonicalJson {
      * @throws dev.idem.api.InvalidRequestException if the text is not strict JSON
      */
     public static String canonicalize(String json) {
-        return new String(JsonCanonicalizer.canonicalize(json, PointerSet.EMPTY), StandardCharsets.UTF_8);
+        return JsonCanonicalizer.canonicalText(json, PointerSet.EMPTY);
+    }
+
+    /**
+     * The canonical form of JSON text, in UTF-8: what {@link #canonicalize(String)} returns,
+     * without making a {@code String} of it (for hashing, signing or sending).
+     *
+     * @param json the JSON text
+     * @return its canonical text, in UTF-8
+     * @throws dev.idem.api.InvalidRequestException if the text is not strict JSON
+     */
+    public static byte[] canonicalizeToUtf8(String json) {
+        return JsonCanonicalizer.canonicalize(json, PointerSet.EMPTY);
+    }
+
+    /**
+     * The SHA-256 of the canonical UTF-8 form of JSON text, the canonical form fed to the digest
+     * as it is made, never copied out: the cheapest way to compare two documents by value.
+     * (idem's request fingerprint also covers the operation name; see
+     * {@link IdempotencyEngine}.)
+     *
+     * @param json the JSON text
+     * @return the 32-byte digest
+     * @throws dev.idem.api.InvalidRequestException if the text is not strict JSON
+     */
+    public static byte[] sha256(String json) {
+        MessageDigest sha = Fingerprinter.borrowSha256();
+        JsonCanonicalizer.digest(json, PointerSet.EMPTY, sha);
+        return Fingerprinter.digestAndReturn(sha);
+    }
+
+    /**
+     * The SHA-256 of the canonical UTF-8 form of UTF-8 JSON (see {@link #sha256(String)}).
+     *
+     * @param json the UTF-8 JSON text
+     * @return the 32-byte digest
+     * @throws dev.idem.api.InvalidRequestException if the bytes are not strict UTF-8 JSON
+     */
+    public static byte[] sha256(byte[] json) {
+        MessageDigest sha = Fingerprinter.borrowSha256();
+        JsonCanonicalizer.digest(json, PointerSet.EMPTY, sha);
+        return Fingerprinter.digestAndReturn(sha);
+    }
+
+    /**
+     * Feeds the canonical UTF-8 form of JSON text to {@code digest} (any algorithm, or an HMAC
+     * through a {@code MessageDigest} adapter), without materializing it.
+     *
+     * @param json the JSON text
+     * @param digest the digest to update
+     * @throws dev.idem.api.InvalidRequestException if the text is not strict JSON (the digest
+     *     may then hold part of the text: discard or reset it)
+     */
+    public static void digest(String json, MessageDigest digest) {
+        JsonCanonicalizer.digest(json, PointerSet.EMPTY, Objects.requireNonNull(digest, "digest"));
+    }
+
+    /**
+     * Feeds the canonical UTF-8 form of UTF-8 JSON to {@code digest}, without materializing it.
+     *
+     * @param json the UTF-8 JSON text
+     * @param digest the digest to update
+     * @throws dev.idem.api.InvalidRequestException if the bytes are not strict UTF-8 JSON (the
+     *     digest may then hold part of the text: discard or reset it)
+     */
+    public static void digest(byte[] json, MessageDigest digest) {
+        JsonCanonicalizer.digest(json, PointerSet.EMPTY, Objects.requireNonNull(digest, "digest"));
     }
 
     /**

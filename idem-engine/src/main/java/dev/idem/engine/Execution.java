@@ -109,6 +109,8 @@ final class Execution<T> {
     private volatile byte[] claimedJournal;
     // What work that completes itself last encoded, so its first caller decodes the whole result.
     private volatile Recorder.Encoded selfEncoded;
+    // The ticker when the last shared claim's question left (see SharedPolls.Poll#sentAt).
+    private long sharedSent;
 
     Execution(IdempotencyEngine engine, IdempotencyKey key, JavaType type, CallOptions options,
             Runner<? extends T> runner) {
@@ -153,7 +155,10 @@ final class Execution<T> {
             long token = engine.nextToken();
             long beforeClaim = engine.ticker.read();
             ClaimResult claim = policy.waits() ? sharedClaim(fingerprint, token) : claim(fingerprint, token);
-            Verdict<T> verdict = judge(claim, fingerprint, waiting);
+            // A shared answer may have been asked for before this call's own reading: the entry it
+            // caches is counted from when the poll's question left.
+            Verdict<T> verdict = judge(claim, fingerprint, waiting,
+                    policy.waits() ? Math.min(beforeClaim, sharedSent) : beforeClaim);
             if (verdict.claimed()) {
                 if (spent()) {
                     throw refuseClaimed(claim);
@@ -294,6 +299,7 @@ final class Execution<T> {
      */
     private ClaimResult sharedClaim(byte[] fingerprint, long token) {
         SharedPolls.Ticket ticket = engine.polls.join(key, true);
+        sharedSent = ticket.poll.sentAt;
         if (ticket.issuer()) {
             try {
                 ClaimResult claim = claim(fingerprint, token);
@@ -400,7 +406,7 @@ final class Execution<T> {
      * {@link RequestInProgressException}, a replayed failure).
      */
     @SuppressWarnings("unchecked")
-    Verdict<T> judge(ClaimResult claim, byte[] fingerprint, Waiting waiting) {
+    Verdict<T> judge(ClaimResult claim, byte[] fingerprint, Waiting waiting, long beforeClaim) {
         StoredRecord record = claim.record();
         if (claim.claimed()) {
             if (claim.status() == ClaimResult.Status.TAKEN_OVER) {
@@ -418,7 +424,9 @@ final class Execution<T> {
                 // Both instants are on the store's clock, so the age and the time left are right
                 // whatever the engine's clock says.
                 if (engine.nearCache != null) {
-                    engine.nearCache.put(key, record.fingerprint(), record.outcome(),
+                    // Counted from before the claim was sent: the answer's time in transit cannot
+                    // keep the entry past the record.
+                    engine.nearCache.put(key, record.fingerprint(), record.outcome(), beforeClaim,
                             timeLeft(claim.storeTime(), record.expiresAt()), record.attempt());
                 }
                 Duration age = engine.listener == IdempotencyListener.NONE
@@ -506,9 +514,9 @@ final class Execution<T> {
             default:
                 break;
         }
-        T value = decode(rebuild(outcome));
         emit(Type.REPLAY, attempt, recordAge);
-        return new Result<>(value, true, true, attempt);
+        // Decoded when the caller reads the value: one who only forwards it, or never reads it, pays nothing.
+        return new Result<>(rebuild(outcome), this::decode, attempt);
     }
 
     /** What the outcome filter rebuilds of a stored success, for a replay. */
@@ -526,7 +534,7 @@ final class Execution<T> {
 
     @SuppressWarnings("unchecked")
     private T decode(byte[] outcome) {
-        return (T) engine.codec.decodeSuccess(outcome, type);
+        return (T) engine.decodeSuccess(outcome, type);
     }
 
     /**
@@ -538,7 +546,7 @@ final class Execution<T> {
         // The lease as time left on the ticker: counted from before the claim was sent, it can
         // only end early, never late, whatever the store's clock says about the engine's.
         long leaseEnd = beforeClaim + timeLeft(claim.storeTime(), claim.record().leaseExpiresAt());
-        return new Context(claim.record(), claimedJournal, leaseEnd, owner);
+        return new Context(claim.record(), claimedJournal, beforeClaim, leaseEnd, owner);
     }
 
     /** The lease of this call's latest claim (the per-call override or the engine's, or shorter by the deadline). */
@@ -651,8 +659,8 @@ final class Execution<T> {
                     failure, writes).thenCompose(Recorder::failed);
         }
         if (failure == null) {
-            return runner.completesItself() ? completedItself(value, token, attempt, fingerprint)
-                    : complete(value, token, attempt, fingerprint, writes);
+            return runner.completesItself() ? completedItself(((Context) ctx).claimSent, value, token, attempt,
+                    fingerprint) : complete(value, token, attempt, fingerprint, writes);
         }
         if (failure instanceof LeaseLostException && ownLease((LeaseLostException) failure, token)) {
             emit(Type.LEASE_LOST, attempt);
@@ -705,16 +713,21 @@ final class Execution<T> {
         return type.getRawClass() == Object.class && outcome != null ? decode(outcome) : value;
     }
 
-    /** Checks that an {@link AtomicWork} that returned normally did complete the record. */
-    private CompletableFuture<Result<T>> completedItself(T value, long token, int attempt, byte[] fingerprint) {
+    /**
+     * Checks that an {@link AtomicWork} that returned normally did complete the record (in its
+     * transaction, after the claim sent at {@code claimSent}, a ticker reading).
+     */
+    private CompletableFuture<Result<T>> completedItself(long claimSent, T value, long token, int attempt,
+            byte[] fingerprint) {
         try {
-            return CompletableFuture.completedFuture(checkCompletedItself(value, token, attempt, fingerprint));
+            return CompletableFuture.completedFuture(checkCompletedItself(claimSent, value, token, attempt,
+                    fingerprint));
         } catch (RuntimeException | Error e) {
             return Recorder.failed(e);
         }
     }
 
-    private Result<T> checkCompletedItself(T value, long token, int attempt, byte[] fingerprint) {
+    private Result<T> checkCompletedItself(long claimSent, T value, long token, int attempt, byte[] fingerprint) {
         StoredRecord now;
         try {
             now = engine.store.find(key).orElse(null);
@@ -725,7 +738,7 @@ final class Execution<T> {
         }
         if (now != null && now.fencingToken() == token && now.state() == RecordState.COMPLETED) {
             emit(Type.FIRST_EXECUTION, attempt);
-            recorder.cache(fingerprint, now.outcome(), attempt);
+            recorder.cache(fingerprint, now.outcome(), attempt, claimSent);
             Recorder.Encoded encoded = selfEncoded;
             byte[] whole = encoded != null && Arrays.equals(encoded.stored(), now.outcome()) ? encoded.plain() : null;
             if (whole == null && type.getRawClass() == Object.class) {
@@ -838,10 +851,13 @@ final class Execution<T> {
         // The lease's end on the engine's ticker; a step renews a lease that has run out by it.
         private volatile long leaseEnd;
         private String downstream;
+        // The ticker before the claim was sent.
+        final long claimSent;
 
-        Context(StoredRecord claim, byte[] journal, long leaseEnd, Thread owner) {
+        Context(StoredRecord claim, byte[] journal, long claimSent, long leaseEnd, Thread owner) {
             super(engine, key, claim, journal, claimedLease, owner);
             this.claim = claim;
+            this.claimSent = claimSent;
             this.leaseDeadline = claim.leaseExpiresAt();
             this.leaseEnd = leaseEnd;
         }

@@ -632,6 +632,23 @@ public final class IdempotencyEngine implements AutoCloseable {
         return new Execution<T>(this, key, type, options, runner).run(request);
     }
 
+    /** Encodes a success value: {@link StoredBytes} as they are, anything else as JSON. */
+    byte[] encodeSuccess(Object value) {
+        return value instanceof StoredBytes b ? b.encode(codec) : codec.encodeSuccess(value);
+    }
+
+    /**
+     * Decodes a success outcome as {@code type}: a {@link StoredBytes} type views the stored bytes
+     * (a JSON outcome's text, too), and so does the untyped call for an outcome stored as bytes.
+     */
+    Object decodeSuccess(byte[] outcome, JavaType type) {
+        Class<?> raw = type.getRawClass();
+        if (raw == StoredBytes.class || raw == Object.class && codec.kind(outcome) == OutcomeCodec.Kind.BYTES) {
+            return StoredBytes.view(outcome, 1, outcome.length - 1);
+        }
+        return codec.decodeSuccess(outcome, type);
+    }
+
     // Work bound to another store would complete a record this engine never claimed: its fenced
     // completion matches nothing and it would be answered "lease lost", which is false.
     private void checkSameStore(AtomicWork<?> work) {

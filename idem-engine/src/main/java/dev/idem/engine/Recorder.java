@@ -109,7 +109,7 @@ final class Recorder {
     private Encoded encode(Object value, byte[] fingerprint) throws Unstorable {
         byte[] plain;
         try {
-            plain = engine.codec.encodeSuccess(value);
+            plain = engine.encodeSuccess(value);
         } catch (IdempotencyException e) {
             throw new Unstorable("the result cannot be written as JSON: "
                     + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
@@ -146,6 +146,7 @@ final class Recorder {
      */
     CompletableFuture<Boolean> completeSuccess(byte[] outcome, long token, int attempt, byte[] fingerprint,
             StoreWrites writes) {
+        long sent = engine.ticker.read();
         return completeWithRetries(token, outcome, writes).handle((completed, failure) -> {
             Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
             if (e instanceof StoreUnavailableException && ((StoreUnavailableException) e).retryable()) {
@@ -168,7 +169,7 @@ final class Recorder {
                 return Recorder.<Boolean>failed(new LeaseLostException(key, token));
             }
             events.emit(Type.FIRST_EXECUTION, attempt);
-            cache(fingerprint, outcome, attempt);
+            cache(fingerprint, outcome, attempt, sent);
             return CompletableFuture.completedFuture(true);
         }).thenCompose(f -> f);
     }
@@ -192,11 +193,12 @@ final class Recorder {
             return unstorable(token, attempt, fingerprint, "the final failure '" + answer.code() + "' is "
                     + outcome.length + " bytes, " + overLimit(), answer, writes);
         }
+        long sent = engine.ticker.read();
         return completeWithRetries(token, outcome, writes).handle((completed, failure) -> {
             Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
             if (e == null && completed) {
                 events.emit(Type.FINAL_FAILURE_STORED, attempt);
-                cache(fingerprint, outcome, attempt);
+                cache(fingerprint, outcome, attempt, sent);
                 return CompletableFuture.<RuntimeException>completedFuture(answer);
             }
             if (e == null) {
@@ -237,6 +239,7 @@ final class Recorder {
                     + " retries may run the work again once the lease lapses", key);
             return CompletableFuture.completedFuture(answer);
         }
+        long sent = engine.ticker.read();
         return completeWithRetries(token, marker, writes).handle((completed, failure) -> {
             Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
             if (e instanceof StoreUnavailableException || e instanceof IllegalArgumentException) {
@@ -249,7 +252,7 @@ final class Recorder {
                 return Recorder.<RuntimeException>failed(e);
             }
             if (completed) {
-                cache(fingerprint, marker, attempt);
+                cache(fingerprint, marker, attempt, sent);
                 LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored ({1}); "
                         + "a marker was stored instead, so retries get the same error", key, reason);
                 return CompletableFuture.<RuntimeException>completedFuture(answer);
@@ -321,9 +324,14 @@ final class Recorder {
         }).thenCompose(f -> f);
     }
 
-    void cache(byte[] fingerprint, byte[] outcome, int attempt) {
+    /**
+     * Caches an outcome this execution stored: the record lives a TTL from when the store wrote
+     * it, which is after {@code sentTick}, a ticker reading taken before the write was sent (the
+     * first attempt's, when it was tried again).
+     */
+    void cache(byte[] fingerprint, byte[] outcome, int attempt, long sentTick) {
         if (engine.nearCache != null && outcome != null) {
-            engine.nearCache.put(key, fingerprint, outcome, ttl.toNanos(), attempt);
+            engine.nearCache.put(key, fingerprint, outcome, sentTick, ttl.toNanos(), attempt);
         }
     }
 

@@ -6,28 +6,66 @@ import org.jspecify.annotations.Nullable;
 /**
  * The value of an execution, and whether it was produced now or replayed from the store.
  *
+ * <p>A replay decodes the stored outcome when {@link #value()} is first called, not before: a
+ * caller that only needs to know the call was answered (or that forwards the stored bytes, see
+ * {@link StoredBytes}) pays for no decoding. Thread-safe: the value is decoded once, whichever
+ * thread reads it first.
+ *
  * @param <T> the value type
  */
 public final class Result<T> {
-    private final @Nullable T value;
+    /** Turns a stored outcome into the value; may throw what decoding throws. */
+    interface Decoder<T> {
+        T decode(byte[] outcome);
+    }
+
+    private @Nullable T value;
+    // The stored outcome while it is not decoded yet; its volatile write of null publishes value.
+    private volatile byte @Nullable [] encoded;
+    private final @Nullable Decoder<? extends T> decoder;
     private final boolean replayed;
     private final boolean stored;
     private final int attempt;
 
     Result(@Nullable T value, boolean replayed, boolean stored, int attempt) {
         this.value = value;
+        this.decoder = null;
         this.replayed = replayed;
         this.stored = stored;
         this.attempt = attempt;
     }
 
+    /** A replay of {@code outcome}, decoded by {@code decoder} when the value is first read. */
+    Result(byte[] outcome, Decoder<? extends T> decoder, int attempt) {
+        this.encoded = outcome;
+        this.decoder = decoder;
+        this.replayed = true;
+        this.stored = true;
+        this.attempt = attempt;
+    }
+
     /**
-     * The work's result; on a replay, decoded from the stored outcome (equal to the first one).
+     * The work's result; on a replay, decoded from the stored outcome on the first call (equal
+     * to the first one).
      *
      * @return the work's result; null if the work returned null
+     * @throws dev.idem.api.IdempotencyException on a replay, if the stored outcome cannot be read
+     *     as the result type (the type was changed incompatibly since it was stored); every call
+     *     throws it again
      */
     public @Nullable T value() {
+        if (encoded != null) {
+            decodeOnce();
+        }
         return value;
+    }
+
+    private synchronized void decodeOnce() {
+        byte[] outcome = encoded;
+        if (outcome != null) {
+            value = decoder.decode(outcome);
+            encoded = null;
+        }
     }
 
     /**
@@ -67,16 +105,17 @@ public final class Result<T> {
             return false;
         }
         Result<?> r = (Result<?>) o;
-        return replayed == r.replayed && stored == r.stored && attempt == r.attempt && Objects.equals(value, r.value);
+        return replayed == r.replayed && stored == r.stored && attempt == r.attempt
+                && Objects.equals(value(), r.value());
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(value, replayed, stored, attempt);
+        return Objects.hash(value(), replayed, stored, attempt);
     }
 
     @Override
     public String toString() {
-        return "Result[" + (replayed ? "replayed" : "executed") + ", attempt " + attempt + ", " + value + "]";
+        return "Result[" + (replayed ? "replayed" : "executed") + ", attempt " + attempt + ", " + value() + "]";
     }
 }

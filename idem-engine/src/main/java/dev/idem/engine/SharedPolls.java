@@ -43,11 +43,17 @@ final class SharedPolls {
         final boolean blockingIssuer;
         /** How many polls before this one found the key in progress, one after another. */
         final int streak;
+        /**
+         * The ticker when the poll began, before its claim was sent: a near-cache entry made from
+         * its answer is counted from here, so the answer's time in transit cannot keep it too long.
+         */
+        final long sentAt;
         private volatile long answeredAt;
 
-        Poll(boolean blockingIssuer, int streak) {
+        Poll(boolean blockingIssuer, int streak, long sentAt) {
             this.blockingIssuer = blockingIssuer;
             this.streak = streak;
+            this.sentAt = sentAt;
         }
 
         boolean foundInProgress() {
@@ -115,7 +121,8 @@ final class SharedPolls {
                 ticket[0] = new Ticket(this, k, last, false);
                 return last;
             }
-            Poll next = new Poll(blocking, last != null && last.foundInProgress() ? last.streak + 1 : 0);
+            Poll next = new Poll(blocking, last != null && last.foundInProgress() ? last.streak + 1 : 0,
+                    ticker.read());
             ticket[0] = new Ticket(this, k, next, true);
             return next;
         });

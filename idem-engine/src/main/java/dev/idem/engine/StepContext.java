@@ -305,7 +305,7 @@ abstract class StepContext implements ExecutionContext {
 
     private Object decode(String name, byte[] result, JavaType type) {
         try {
-            return engine.codec.decodeSuccess(result, type);
+            return engine.decodeSuccess(result, type);
         } catch (IdempotencyException e) {
             throw new StepMismatchException(stepKey, name, "the journaled result of step '" + name + "' cannot be"
                     + " read as " + type + "; was the step's result type changed while keys were in flight?", e);
@@ -347,7 +347,7 @@ abstract class StepContext implements ExecutionContext {
 
     private byte[] encode(String name, Object value) {
         try {
-            return engine.codec.encodeSuccess(value);
+            return engine.encodeSuccess(value);
         } catch (IdempotencyException e) {
             throw notJournaled(name, "its result cannot be journaled (" + e.getMessage() + ")", e);
         }

@@ -90,6 +90,6 @@ public final class BufferedResponse {
     @Override
     public String toString() {
         return "BufferedResponse[" + response.status() + ", " + response.headers().keySet() + ", "
-                + response.bodyUnsafe().length + " bytes]";
+                + response.bodyLength() + " bytes]";
     }
 }

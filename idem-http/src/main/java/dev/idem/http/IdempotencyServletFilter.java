@@ -114,11 +114,11 @@ public final class IdempotencyServletFilter implements Filter {
                 }
             });
             extraHeaders.forEach(response::setHeader);
-            byte[] body = stored.bodyUnsafe();
-            response.setContentLength(body.length);
-            if (body.length > 0) {
+            int length = stored.bodyLength();
+            response.setContentLength(length);
+            if (length > 0) {
                 OutputStream out = response.getOutputStream();
-                out.write(body);
+                stored.writeBody(out);
                 out.flush();
             }
         }

@@ -133,14 +133,14 @@ public final class IdempotentHttpHandler implements HttpHandler {
             // Mutable copies: the server may still add to these lists.
             response.headers().forEach((name, values) -> headers.put(name, new ArrayList<>(values)));
             extraHeaders.forEach(headers::set);
-            byte[] body = response.bodyUnsafe();
+            int length = response.bodyLength();
             int status = response.status();
-            boolean noBody = body.length == 0 || status == 204 || status == 304 || status < 200
+            boolean noBody = length == 0 || status == 204 || status == 304 || status < 200
                     || "HEAD".equals(exchange.getRequestMethod());
-            exchange.sendResponseHeaders(status, noBody ? -1 : body.length);
+            exchange.sendResponseHeaders(status, noBody ? -1 : length);
             if (!noBody) {
                 try (OutputStream out = exchange.getResponseBody()) {
-                    out.write(body);
+                    response.writeBody(out);
                 }
             }
             exchange.close();

@@ -6,14 +6,17 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.spring.webflux.IdempotencyWebFilter;
 import java.net.http.HttpResponse;
 import java.security.Principal;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpStatus;
@@ -43,7 +46,10 @@ class WebFluxFilterContractTest extends AbstractHttpContract {
     private static DisposableServer server;
     private static Http http;
 
+    // Binding Reactor Netty's first server loads and starts its event loops: on a machine loaded
+    // by other builds that alone took over 30 s (the module's default limit), so it gets two minutes.
     @BeforeAll
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
     static void start() {
         IdempotencyEngine engine = engine(STORE);
         Map<String, WebFilter> filters = Map.of(
@@ -59,7 +65,7 @@ class WebFluxFilterContractTest extends AbstractHttpContract {
         var handler = WebHttpHandlerBuilder.webHandler(app()).filters(f -> f.addAll(List.of(authentication(),
                 byPrefix))).build();
         server = HttpServer.create().host("127.0.0.1").port(0).handle(new ReactorHttpHandlerAdapter(handler))
-                .bindNow();
+                .bindNow(Duration.ofSeconds(120));
         http = new Http("http://127.0.0.1:" + server.port());
     }
 

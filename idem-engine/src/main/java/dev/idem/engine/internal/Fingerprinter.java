@@ -173,7 +173,7 @@ public final class Fingerprinter {
             sha.update(raw);
         } else if (request instanceof String) {
             String text = (String) request;
-            checkSize(utf8Length(text));
+            checkTextSize(text);
             sha.update((byte) 'J');
             try {
                 JsonCanonicalizer.digest(text, pointers, sha);
@@ -238,6 +238,13 @@ public final class Fingerprinter {
         return bytes;
     }
 
+    // A char is at most three UTF-8 bytes: only text that might not fit needs counting (a pass over it).
+    private void checkTextSize(String text) {
+        if (3L * text.length() > maxRequestBytes) {
+            checkSize(utf8Length(text));
+        }
+    }
+
     private void checkSize(long size) {
         if (size > maxRequestBytes) {
             throw new InvalidRequestException(
@@ -248,10 +255,12 @@ public final class Fingerprinter {
     private static final MessageDigest PROTOTYPE = newSha256();
     private static final ThreadLocal<MessageDigest[]> SPARE = ThreadLocal.withInitial(() -> new MessageDigest[1]);
 
-    // The thread's spare digest, taken out of its slot while in use: a fingerprint taken
-    // while another is under way on the same thread (from a serializer) gets a fresh one, and
-    // one lost to an exception is simply replaced.
-    private static MessageDigest borrowSha256() {
+    /**
+     * The thread's spare SHA-256 digest, taken out of its slot while in use: a fingerprint taken
+     * while another is under way on the same thread (from a serializer) gets a fresh one, and
+     * one lost to an exception is simply replaced. Give it back with {@link #digestAndReturn}.
+     */
+    public static MessageDigest borrowSha256() {
         MessageDigest[] slot = SPARE.get();
         MessageDigest sha = slot[0];
         if (sha == null) {
@@ -261,7 +270,8 @@ public final class Fingerprinter {
         return sha;
     }
 
-    private static byte[] digestAndReturn(MessageDigest sha) {
+    /** Completes a digest from {@link #borrowSha256()} and puts it back in the thread's slot. */
+    public static byte[] digestAndReturn(MessageDigest sha) {
         byte[] result = sha.digest();
         SPARE.get()[0] = sha;
         return result;

@@ -10,10 +10,11 @@ import dev.idem.api.time.Ticker;
  * A bounded, process-local cache of COMPLETED records, so replays on a hot key skip the
  * store. Only completed outcomes enter it (they never change until they expire), never
  * IN_PROGRESS records. Backed by Caffeine: bounded by entry count (size-based eviction),
- * thread-safe. Each entry lives for the time its record had left when it was cached,
- * measured on the engine's monotonic {@link Ticker}: no wall clock is read, so a clock
- * stepped back (or a store whose clock is skewed from the JVM's) never keeps an entry
- * past its record's expiry.
+ * thread-safe. Each entry lives for the time its record had left when the store answered,
+ * counted on the engine's monotonic {@link Ticker} from before the question was sent (the
+ * answer's time in transit shortens the entry's life, never lengthens it): no wall clock is
+ * read, so a clock stepped back (or a store whose clock is skewed from the JVM's) never keeps
+ * an entry past its record's expiry.
  */
 public final class NearCache {
     private final Ticker ticker;
@@ -116,11 +117,15 @@ public final class NearCache {
      * @param key the key
      * @param fingerprint the record's request fingerprint
      * @param outcome the stored outcome
-     * @param timeLeftNanos how long the record has left before it expires, from now
+     * @param sinceTick a ticker reading taken before the request that told the record's life was
+     *     sent: the entry lives {@code timeLeftNanos} from then, so an answer that took long to
+     *     arrive can only make it end early, never after the record
+     * @param timeLeftNanos how long the record had left when the store answered
      * @param attempt the attempt that produced the outcome
      */
-    public void put(IdempotencyKey key, byte[] fingerprint, byte[] outcome, long timeLeftNanos, int attempt) {
-        cache.put(key, new Entry(fingerprint, outcome, ticker.read() + Math.max(0, timeLeftNanos), attempt));
+    public void put(IdempotencyKey key, byte[] fingerprint, byte[] outcome, long sinceTick, long timeLeftNanos,
+            int attempt) {
+        cache.put(key, new Entry(fingerprint, outcome, sinceTick + Math.max(0, timeLeftNanos), attempt));
     }
 
     /**

@@ -16,13 +16,15 @@ import java.io.IOException;
 
 /**
  * The engine's outcome format, opaque to stores: one kind byte, then JSON. {@code S}
- * marks a success and is followed by the result as the {@link JsonCodec} writes it; {@code F}
+ * marks a success and is followed by the result as the {@link JsonCodec} writes it; {@code B}
+ * marks a success stored as plain bytes ({@code dev.idem.engine.StoredBytes}), followed by them; {@code F}
  * marks a final failure and is followed by {@code {"code":...,"message":...}}; {@code U}
  * marks an outcome that could not be stored and is followed by {@code {"reason":...}}. No type
  * information is written, so nothing read back from a store can name a class to create.
  */
 public final class OutcomeCodec {
     private static final byte SUCCESS = 'S';
+    private static final byte BYTES = 'B';
     private static final byte FAILURE = 'F';
     private static final byte NOT_STORED = 'U';
 
@@ -30,6 +32,8 @@ public final class OutcomeCodec {
     public enum Kind {
         /** The work's result. */
         SUCCESS,
+        /** The work's result, stored as plain bytes (not JSON). */
+        BYTES,
         /** A final failure: code and message. */
         FAILURE,
         /** A marker: the work ran but its outcome could not be stored; holds the reason. */
@@ -90,6 +94,14 @@ public final class OutcomeCodec {
         }
     }
 
+    /** Encodes a success stored as plain bytes: {@code bytes[offset, offset + length)}. */
+    public byte[] encodeBytes(byte[] bytes, int offset, int length) {
+        byte[] out = new byte[length + 1];
+        out[0] = BYTES;
+        System.arraycopy(bytes, offset, out, 1, length);
+        return out;
+    }
+
     private static byte[] withKind(byte kind, byte[] json) {
         byte[] out = new byte[json.length + 1];
         out[0] = kind;
@@ -113,6 +125,7 @@ public final class OutcomeCodec {
         if (outcome.length > 0) {
             switch (outcome[0]) {
                 case SUCCESS: return Kind.SUCCESS;
+                case BYTES: return Kind.BYTES;
                 case FAILURE: return Kind.FAILURE;
                 case NOT_STORED: return Kind.NOT_STORED;
                 default: break;

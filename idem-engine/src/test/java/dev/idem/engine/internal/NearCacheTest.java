@@ -23,7 +23,7 @@ class NearCacheTest {
     void holdsAtMostItsSize() {
         NearCache cache = new NearCache(10, ticker);
         for (int i = 0; i < 1000; i++) {
-            cache.put(key(i), fp, outcome, Duration.ofMinutes(1).toNanos(), 1);
+            cache.put(key(i), fp, outcome, ticker.read(), Duration.ofMinutes(1).toNanos(), 1);
         }
         assertThat(cache.size()).isLessThanOrEqualTo(10);
     }
@@ -31,8 +31,8 @@ class NearCacheTest {
     @Test
     void eachEntryExpiresAtItsRecordsExpiry() {
         NearCache cache = new NearCache(10, ticker);
-        cache.put(key(1), fp, outcome, Duration.ofSeconds(5).toNanos(), 1);
-        cache.put(key(2), fp, outcome, Duration.ofMinutes(1).toNanos(), 1);
+        cache.put(key(1), fp, outcome, ticker.read(), Duration.ofSeconds(5).toNanos(), 1);
+        cache.put(key(2), fp, outcome, ticker.read(), Duration.ofMinutes(1).toNanos(), 1);
         advance(Duration.ofSeconds(5));
         assertThat(cache.get(key(1))).isNull();
         assertThat(cache.get(key(2))).isNotNull();
@@ -43,19 +43,31 @@ class NearCacheTest {
     @Test
     void aRecachedKeyTakesItsNewTimeLeftAndKeepsItsAttempt() {
         NearCache cache = new NearCache(10, ticker);
-        cache.put(key(1), fp, outcome, Duration.ofSeconds(5).toNanos(), 1);
+        cache.put(key(1), fp, outcome, ticker.read(), Duration.ofSeconds(5).toNanos(), 1);
         assertThat(cache.size()).isEqualTo(1);
-        cache.put(key(1), fp, outcome, Duration.ofSeconds(50).toNanos(), 2);
+        cache.put(key(1), fp, outcome, ticker.read(), Duration.ofSeconds(50).toNanos(), 2);
         advance(Duration.ofSeconds(10));
         assertThat(cache.get(key(1))).isNotNull().satisfies(e -> assertThat(e.attempt()).isEqualTo(2));
         assertThat(cache.size()).isEqualTo(1);
     }
 
     @Test
+    void anEntryLivesFromWhenItsQuestionWasSentNotFromWhenTheAnswerCame() {
+        NearCache cache = new NearCache(10, ticker);
+        long sent = ticker.read();
+        // The answer ("5 s left") arrived 4 s after the question left: 1 s is left.
+        advance(Duration.ofSeconds(4));
+        cache.put(key(1), fp, outcome, sent, Duration.ofSeconds(5).toNanos(), 1);
+        assertThat(cache.get(key(1))).isNotNull();
+        advance(Duration.ofMillis(1001));
+        assertThat(cache.get(key(1))).isNull();
+    }
+
+    @Test
     void expiredEntriesDoNotAccumulate() {
         NearCache cache = new NearCache(100, ticker);
         for (int i = 0; i < 10_000; i++) {
-            cache.put(key(i), fp, outcome, Duration.ofMillis(1).toNanos(), 1);
+            cache.put(key(i), fp, outcome, ticker.read(), Duration.ofMillis(1).toNanos(), 1);
             advance(Duration.ofMillis(2));
         }
         // Expired entries go within the expiry wheel's granularity (about a second), never pile up.

@@ -74,13 +74,13 @@ public final class AsyncProcessor {
 
     private CompletionStage<Void> run(Exchange ex, HandlerExecution.Call call, byte[] body) {
         AtomicReference<StoredResponse> sent = new AtomicReference<>();
-        CompletableFuture<Result<StoredResponse>> result;
+        CompletableFuture<Result<Object>> result;
         try {
-            result = config.execution().executeAsync(call, StoredResponse.class, ctx ->
+            result = config.execution().executeAsync(call, processor.storedType(), ctx ->
                     ex.proceed(body, ctx, processor.responseCap()).thenCompose(captured -> {
                         sent.set(captured);
                         try {
-                            return CompletableFuture.completedFuture(processor.toStore(captured));
+                            return CompletableFuture.completedFuture(processor.stored(processor.toStore(captured)));
                         } catch (UnstoredResponse refused) {
                             return CompletableFuture.failedFuture(refused);
                         }

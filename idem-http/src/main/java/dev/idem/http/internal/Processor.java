@@ -19,6 +19,7 @@ import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.OutcomeNotStoredException;
 import dev.idem.engine.OutcomeUnreadableException;
 import dev.idem.engine.Result;
+import dev.idem.engine.StoredBytes;
 import dev.idem.engine.WorkFailedException;
 import dev.idem.http.HandlerExecution;
 import dev.idem.http.HttpIdempotency;
@@ -210,6 +211,21 @@ public final class Processor {
     }
 
     /**
+     * The type the engine stores a response as: a frame ({@link StoredBytes}, written back as it is
+     * on a replay), or, with a response filter, the JSON the filter reads and writes.
+     */
+    @SuppressWarnings("unchecked")
+    public Class<Object> storedType() {
+        return (Class<Object>) (Class<?>) (config.callOptions().outcomeFilter() == null ? StoredBytes.class
+                : StoredResponse.class);
+    }
+
+    /** What the engine stores of a response to be stored, as {@link #storedType()} says. */
+    public Object stored(StoredResponse response) {
+        return config.callOptions().outcomeFilter() == null ? response.toStored() : response;
+    }
+
+    /**
      * What the engine stores of a captured response.
      *
      * @throws UnstoredResponse if the storage policy refuses it (the key is then released and it is sent as it is)
@@ -221,13 +237,18 @@ public final class Processor {
         return captured.withHeadersOnly(config.storedHeaders());
     }
 
-    /** The reply to a call the engine answered: a replay, or the handler's own response ({@code sent}). */
-    public Reply answered(Result<StoredResponse> result, StoredResponse sent) {
+    /**
+     * The reply to a call the engine answered: a replay (the stored frame, its body sent as it was
+     * stored), or the handler's own response ({@code sent}).
+     */
+    public Reply answered(Result<?> result, StoredResponse sent) {
         if (result.replayed()) {
             Map<String, String> extra = new LinkedHashMap<>();
             extra.put(HttpIdempotency.IDEMPOTENCY_STATUS, "replayed");
             extra.put(HttpIdempotency.IDEMPOTENT_REPLAYED, "true");
-            return new Reply(result.value(), extra);
+            Object stored = result.value();
+            return new Reply(stored instanceof StoredResponse r ? r : StoredResponse.fromStored((StoredBytes) stored),
+                    extra);
         }
         return new Reply(sent, result.stored() ? Map.of(HttpIdempotency.IDEMPOTENCY_STATUS, "stored") : Map.of());
     }
@@ -254,10 +275,10 @@ public final class Processor {
         AtomicReference<StoredResponse> sent = new AtomicReference<>();
         Reply reply;
         try {
-            Result<StoredResponse> result = config.execution().execute(call, StoredResponse.class, ctx -> {
+            Result<Object> result = config.execution().execute(call, storedType(), ctx -> {
                 StoredResponse captured = ex.proceed(body, ctx, responseCap);
                 sent.set(captured);
-                return toStore(captured);
+                return stored(toStore(captured));
             });
             reply = answered(result, sent.get());
         } catch (Exception e) {

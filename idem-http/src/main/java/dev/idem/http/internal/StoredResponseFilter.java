@@ -37,7 +37,7 @@ public final class StoredResponseFilter implements OutcomeFilter {
 
     private static ResponseFilter.Response response(JsonNode tree) throws Exception {
         StoredResponse r = MAPPER.treeToValue(tree, StoredResponse.class);
-        return new ResponseFilter.Response(r.status(), r.headers(), r.bodyUnsafe());
+        return new ResponseFilter.Response(r.status(), r.headers(), r.body());
     }
 
     private JsonNode tree(ResponseFilter.Response r) {

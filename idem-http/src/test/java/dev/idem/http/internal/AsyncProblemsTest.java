@@ -24,7 +24,7 @@ class AsyncProblemsTest {
             assertThat(problem).isNotNull();
             assertThat(problem.status()).isEqualTo(503);
             assertThat(problem.headers()).containsEntry("Retry-After", List.of("4"));
-            assertThat(new String(problem.bodyUnsafe(), StandardCharsets.UTF_8)).contains("too-busy");
+            assertThat(new String(problem.body(), StandardCharsets.UTF_8)).contains("too-busy");
         }
     }
 }

@@ -110,7 +110,7 @@ class BudgetFlowTest {
     }
 
     private static String text(StoredResponse r) {
-        return new String(r.bodyUnsafe(), StandardCharsets.UTF_8);
+        return new String(r.body(), StandardCharsets.UTF_8);
     }
 
     @Test

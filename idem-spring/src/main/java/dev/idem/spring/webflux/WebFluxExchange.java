@@ -262,10 +262,11 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
             // The handler's own response keeps its cookies; a replay or a problem carries none.
             own.cookies().forEach((name, cookies) -> cookies.forEach(response::addCookie));
         }
-        byte[] body = stored.bodyUnsafe();
-        headers.setContentLength(body.length);
-        Mono<Void> write = body.length == 0 ? response.setComplete()
-                : response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+        int length = stored.bodyLength();
+        headers.setContentLength(length);
+        // A replay's body is a read-only view of the stored outcome: written out, never copied.
+        Mono<Void> write = length == 0 ? response.setComplete()
+                : response.writeWith(Mono.just(response.bufferFactory().wrap(stored.bodyBuffer())));
         return run(write);
     }
 }

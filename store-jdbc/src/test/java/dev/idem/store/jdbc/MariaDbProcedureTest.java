@@ -42,8 +42,8 @@ class MariaDbProcedureTest {
                 "SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()"
                         + " AND ROUTINE_NAME LIKE :prefix ORDER BY ROUTINE_NAME")
                 .bind("prefix", table + "\\_%").mapTo(String.class).list());
-        assertThat(routines).containsExactly(table + "_claim", table + "_claim_v2", table + "_extend",
-                table + "_extend_v2");
+        assertThat(routines).containsExactly(table + "_claim", table + "_claim_v2", table + "_claim_v3",
+                table + "_extend", table + "_extend_v2");
 
         IdempotencyKey key = IdempotencyKey.of(scope, "op", "k");
         assertThat(store.claim(key, FP, 1L, Duration.ofSeconds(30), TTL).status())
@@ -68,7 +68,7 @@ class MariaDbProcedureTest {
         assertThatThrownBy(() -> store.claim(key, FP, 1L, Duration.ofSeconds(30), TTL))
                 .isInstanceOfSatisfying(StoreUnavailableException.class, e -> {
                     assertThat(e.retryable()).isFalse();
-                    assertThat(e.getMessage()).contains(table + "_claim_v2").contains("procedure").contains("README");
+                    assertThat(e.getMessage()).contains(table + "_claim_v3").contains("procedure").contains("README");
                 });
         assertThat(store.find(key)).isEmpty();
     }
@@ -92,8 +92,11 @@ class MariaDbProcedureTest {
                     assertThat(rs.next()).isTrue();
                 }
             }
+            // An hour ahead, the record has expired: the claim must lock the row (a live one would be
+            // answered from a plain read, without waiting).
             JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(new WireCounter(physical).dataSource())
-                    .dialect(JdbcDialect.MYSQL).queryTimeout(Duration.ofSeconds(1)).build();
+                    .dialect(JdbcDialect.MYSQL).queryTimeout(Duration.ofSeconds(1))
+                    .clock(java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofHours(1))).build();
 
             assertThatThrownBy(() -> store.claim(key, FP, 2L, Duration.ofSeconds(30), TTL))
                     .isInstanceOfSatisfying(StoreUnavailableException.class, e -> assertThat(e.retryable()).isTrue());

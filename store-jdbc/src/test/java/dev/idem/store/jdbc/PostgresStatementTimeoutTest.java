@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
+import dev.idem.api.store.ClaimResult;
+import dev.idem.api.store.RecordState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.Executor;
@@ -17,7 +20,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * PostgreSQL's statement timeout is the connection's network timeout while the store's
  * statement runs: a claim stuck behind a row lock fails retryably once it passes, the store
- * goes on with other connections, and the connection's own setting is given back.
+ * goes on with other connections, and the connection's own setting is given back. A claim
+ * that must write the row (an expired record) waits for the lock; one that meets a live record
+ * is answered from its statement's snapshot and does not wait.
  */
 @Timeout(60)
 class PostgresStatementTimeoutTest {
@@ -31,8 +36,14 @@ class PostgresStatementTimeoutTest {
     @Test
     void aClaimStuckBehindARowLockFailsRetryablyAfterTheTimeoutAndTheStoreCarriesOn() throws Exception {
         IdempotencyKey key = IdempotencyKey.of(scope, "op", "locked");
-        assertThat(Backend.POSTGRES.store().claim(key, FP, 1L, LEASE, TTL).claimed()).isTrue();
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(Backend.POSTGRES.dataSource())
+        JdbcIdempotencyStore now = Backend.POSTGRES.store();
+        assertThat(now.claim(key, FP, 1L, LEASE, TTL).claimed()).isTrue();
+        // An hour ahead the record has expired, so this store's claim must lock the row and take it
+        // over; a live record is answered from the statement's snapshot without waiting for the lock.
+        JdbcIdempotencyStore later = JdbcIdempotencyStore.builder(Backend.POSTGRES.dataSource())
+                .dialect(JdbcDialect.POSTGRESQL).queryTimeout(Duration.ofSeconds(1))
+                .clock(Clock.offset(Clock.systemUTC(), Duration.ofHours(1))).build();
+        JdbcIdempotencyStore live = JdbcIdempotencyStore.builder(Backend.POSTGRES.dataSource())
                 .dialect(JdbcDialect.POSTGRESQL).queryTimeout(Duration.ofSeconds(1)).build();
 
         try (Connection blocker = Backend.POSTGRES.otherDataSource().getConnection()) {
@@ -46,13 +57,30 @@ class PostgresStatementTimeoutTest {
                     assertThat(rs.next()).isTrue();
                 }
             }
-            assertThatThrownBy(() -> store.claim(key, FP, 2L, LEASE, TTL))
+            assertThatThrownBy(() -> later.claim(key, FP, 2L, LEASE, TTL))
                     .isInstanceOfSatisfying(StoreUnavailableException.class, e -> assertThat(e.retryable()).isTrue());
-            blocker.rollback();
+            ClaimResult held = live.claim(key, FP, 3L, LEASE, TTL);
+            assertThat(held.status()).isEqualTo(ClaimResult.Status.EXISTING);
+            assertThat(held.record().fencingToken()).isEqualTo(1L);
+            // The timed-out claim's statement still waits on the server (the timeout only gave up
+            // on the answer) and would take the expired row over once the lock goes: the holder
+            // completes it for two hours more, so the claim, judging the row it then locks, writes
+            // nothing.
+            try (PreparedStatement complete = blocker.prepareStatement("UPDATE idem_record SET state = 'C',"
+                    + " outcome = ?, lease_until = NULL, expires_at = expires_at + 7200000"
+                    + " WHERE scope = ? AND operation = ? AND idem_key = ?")) {
+                complete.setBytes(1, new byte[] {1});
+                complete.setString(2, key.scope());
+                complete.setString(3, key.operation());
+                complete.setString(4, key.key());
+                assertThat(complete.executeUpdate()).isEqualTo(1);
+            }
+            blocker.commit();
         }
-        assertThat(store.find(key).orElseThrow().fencingToken()).isEqualTo(1L);
+        assertThat(now.find(key).orElseThrow().fencingToken()).isEqualTo(1L);
+        assertThat(later.find(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
         IdempotencyKey other = IdempotencyKey.of(scope, "op", "free");
-        assertThat(store.claim(other, FP, 3L, LEASE, TTL).claimed()).isTrue();
+        assertThat(later.claim(other, FP, 4L, LEASE, TTL).claimed()).isTrue();
     }
 
     @Test

@@ -295,6 +295,16 @@ final class CanonicalTape {
         b[o++] = '"';
         boolean plain = true;
         while (true) {
+            // Eight bytes at a time while none of them ends the string or needs a second look.
+            while (p + 8 <= limit) {
+                long w = (long) LONGS.get(s, p);
+                if (!plainAscii(w)) {
+                    break;
+                }
+                LONGS.set(b, o, w);
+                p += 8;
+                o += 8;
+            }
             if (p >= limit) {
                 pos = p;
                 throw malformed("unterminated string");
@@ -340,6 +350,23 @@ final class CanonicalTape {
     }
 
     private int escapedEnd;
+
+    private static final java.lang.invoke.VarHandle LONGS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+
+    /**
+     * Whether the eight bytes of {@code w} are all ASCII text a string keeps as it is: no byte
+     * of 0x80 or more, below 0x20, a quote or a backslash (each test sets the high bit of a
+     * byte that matches; valid on ASCII bytes, which the first test makes sure of).
+     */
+    private static boolean plainAscii(long w) {
+        long control = w - 0x20 * ONES;
+        long quote = (w ^ '"' * ONES) - ONES;
+        long backslash = (w ^ '\\' * ONES) - ONES;
+        return ((w | control | quote | backslash) & HIGHS) == 0;
+    }
 
     // The escape at s[p] ('\\'), written canonically at tokens.buf[o]; returns the input
     // position after it and leaves the output position in escapedEnd. contentStart: where

@@ -67,6 +67,24 @@ public final class JsonCanonicalizer {
         }
     }
 
+    /**
+     * Canonicalizes JSON text into a {@code String}, decoded straight from the work buffer (no
+     * intermediate byte array).
+     *
+     * @param json the JSON text
+     * @param excluded members and elements to leave out
+     * @return the canonical text
+     */
+    public static String canonicalText(String json, PointerSet excluded) {
+        Workspace w = acquire();
+        try {
+            ByteSink out = w.run(json, excluded);
+            return Utf8.decode(out.buf, out.size, w.text);
+        } finally {
+            release(w);
+        }
+    }
+
     /** Canonicalizes UTF-8 JSON straight into {@code digest}, without copying the result out. */
     public static void digest(byte[] json, PointerSet excluded, MessageDigest digest) {
         Workspace w = acquire();

@@ -122,6 +122,31 @@ final class Utf8 {
         out.size = o;
     }
 
+    /**
+     * Well-formed UTF-8 {@code b[0, n)} as a {@code String}. Text whose characters all fit in
+     * Latin-1 (most JSON: ASCII with accented letters) is decoded here into {@code scratch} and
+     * copied once into the string, which keeps it in its compact form; the JDK's own decoder,
+     * which checks every sequence, only gets text beyond U+00FF.
+     */
+    static String decode(byte[] b, int n, ByteSink scratch) {
+        scratch.size = 0;
+        scratch.ensure(n);
+        byte[] out = scratch.buf;
+        int o = 0;
+        for (int i = 0; i < n; i++) {
+            byte c = b[i];
+            if (c >= 0) {
+                out[o++] = c;
+            } else if ((c & 0xFE) == 0xC2) {
+                // C2 xx and C3 xx: U+0080 to U+00FF, one Latin-1 byte.
+                out[o++] = (byte) ((c & 0x03) << 6 | b[++i] & 0x3F);
+            } else {
+                return new String(b, 0, n, java.nio.charset.StandardCharsets.UTF_8);
+            }
+        }
+        return new String(out, 0, o, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
     /** The UTF-8 length of {@code chars[from, n)}, a lone surrogate counted as three bytes. */
     static long length(char[] chars, int from, int n) {
         long bytes = n - from;

@@ -75,8 +75,8 @@ public final class Failures {
         boolean retryable = isRetryable(t, e, state);
         String message = "idempotency store " + operation + " failed"
                 + (state.isEmpty() ? "" : " (SQLState " + state + ")") + ": " + describe(t, e)
-                + (state.startsWith("42") ? " - does the idempotency table exist, upgraded to the latest script (and on MySQL/MariaDB its claim_v2 and"
-                        + " extend_v2 procedures, created by the V3 script or createTableIfNotExists())?"
+                + (state.startsWith("42") ? " - does the idempotency table exist, upgraded to the latest script (and on MySQL/MariaDB its claim_v3 and"
+                        + " extend_v2 procedures, created by the V4 and V3 scripts or createTableIfNotExists())?"
                         + " See the store-jdbc README" : "");
         return new StoreUnavailableException(message, t, retryable);
     }

@@ -16,7 +16,7 @@ import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
 
 /**
  * MySQL/MariaDB: no {@code RETURNING} on an upsert, so the claim and the lease extension
- * are one {@code CALL} each of the procedures the V3 script creates; the rest are single
+ * are one {@code CALL} each of the procedures the V4 and V3 scripts create; the rest are single
  * statements.
  */
 final class MySqlOperations extends DialectOperations {
@@ -25,8 +25,9 @@ final class MySqlOperations extends DialectOperations {
         super(jdbi, JdbcDialect.MYSQL, table, queryTimeoutSeconds, clock);
     }
 
-    // One CALL of <table>_claim_v2, which inserts or locks the row, decides and writes in its
-    // own transaction, and answers with one row: the clock, the status (A acquired, T taken
+    // One CALL of <table>_claim_v3, which answers a live completed record or live lease from a
+    // consistent read, and otherwise inserts or locks the row, decides and writes in its own
+    // transaction; it answers with one row: the clock, the status (A acquired, T taken
     // over, E existing) and the record.
     @Override
     public ClaimResult claim(IdempotencyKey key, byte[] fp, long token, long leaseMs, long lifeMs) {

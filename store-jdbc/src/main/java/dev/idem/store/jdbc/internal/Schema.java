@@ -22,6 +22,8 @@ public final class Schema {
     public static final String STEPS = "V2__idem_record_steps.sql";
     /** MySQL/MariaDB: creation time, step journal and the v2 procedures, applied after {@link #MYSQL_PROCEDURES}. */
     public static final String MYSQL_STEPS = "V3__idem_record_steps.sql";
+    /** MySQL/MariaDB: the v3 claim procedure (a lock-free answer for live records), applied after {@link #MYSQL_STEPS}. */
+    public static final String MYSQL_CLAIM_V3 = "V4__idem_record_claim_v3.sql";
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Pattern PROCEDURE_END = Pattern.compile("(?m)^END;[ \\t]*$");
@@ -62,7 +64,7 @@ public final class Schema {
 
     /** The scripts of {@code dialect}, in the order they apply. */
     public static List<String> scripts(JdbcDialect dialect) {
-        return dialect == JdbcDialect.MYSQL ? List.of(SCRIPT, MYSQL_PROCEDURES, MYSQL_STEPS) : List.of(SCRIPT, STEPS);
+        return dialect == JdbcDialect.MYSQL ? List.of(SCRIPT, MYSQL_PROCEDURES, MYSQL_STEPS, MYSQL_CLAIM_V3) : List.of(SCRIPT, STEPS);
     }
 
     /**
@@ -77,7 +79,7 @@ public final class Schema {
             String text = read(resource(dialect, script))
                     .replaceAll("(?m)^\\s*--.*$", "")
                     .replace(DEFAULT_TABLE + "_expires_idx", table + "_expires_idx")
-                    .replaceAll("\\b" + DEFAULT_TABLE + "_((?:claim|extend)(?:_v2)?)\\b",
+                    .replaceAll("\\b" + DEFAULT_TABLE + "_((?:claim|extend)(?:_v[0-9]+)?)\\b",
                             Matcher.quoteReplacement(qualified) + "_$1")
                     .replaceAll("\\b" + DEFAULT_TABLE + "\\b", Matcher.quoteReplacement(qualified));
             split(text, out);

@@ -22,7 +22,8 @@ public final class Sql {
     public final String now;
     /**
      * PostgreSQL: the whole claim as one statement. MySQL: one {@code CALL} of the
-     * {@code <table>_claim_v2} procedure, answering with the clock, a status and the record.
+     * {@code <table>_claim_v3} procedure, answering with the clock, a status and the record.
+     * Both answer a live completed record (or a live lease) from a plain read, without a lock.
      * H2: null (see {@link #lockRow}).
      */
     public final String claim;
@@ -84,13 +85,21 @@ public final class Sql {
         // that was in fact released or completed a moment before.
         // EXCLUDED.created_at is that clock. The journal survives a release or takeover only
         // for the same request; an expired row starts a new life (attempt 1, created now).
+        // A live completed record or a live lease (settled) is the answer whatever the upsert would
+        // do: it is read from the statement's snapshot without a lock, and then nothing is locked
+        // or written (a completed record changes only once it has expired; a live lease seen a
+        // moment late is an answer the claim could have got). Otherwise prev and the upsert run.
         claim = pg
                 ? "WITH clock AS (SELECT " + now + " AS ms),"
-                        + " prev AS (SELECT " + COLUMNS + " FROM " + table + " WHERE " + PK + " FOR UPDATE),"
+                        + " settled AS (SELECT " + COLUMNS + " FROM " + table + ", clock WHERE " + PK
+                        + " AND expires_at > clock.ms AND (state = 'C' OR (state = 'I' AND lease_until > clock.ms))),"
+                        + " prev AS (SELECT " + COLUMNS + " FROM " + table + " WHERE " + PK
+                        + " AND NOT EXISTS (SELECT 1 FROM settled) FOR UPDATE),"
                         + " claimed AS ("
                         + "INSERT INTO " + table + " AS r (scope, operation, idem_key, " + COLUMNS + ")"
                         + " SELECT :scope, :operation, :key, 'I', :fp, :token, 1, clock.ms + :leaseMs,"
                         + " clock.ms + :lifeMs, NULL, clock.ms, NULL FROM clock LEFT JOIN prev ON TRUE"
+                        + " WHERE NOT EXISTS (SELECT 1 FROM settled)"
                         + " ON CONFLICT (scope, operation, idem_key) DO UPDATE SET"
                         + " state = 'I', fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token,"
                         + " attempt = CASE WHEN r.expires_at <= EXCLUDED.created_at THEN 1 ELSE r.attempt + 1 END,"
@@ -109,9 +118,10 @@ public final class Sql {
                         + " prev.state, prev.fingerprint, prev.token, prev.attempt, prev.lease_until,"
                         + " prev.expires_at, CASE WHEN claimed.attempt IS NULL THEN prev.outcome END AS outcome,"
                         + " prev.created_at, prev.journal"
-                        + " FROM clock LEFT JOIN claimed ON TRUE LEFT JOIN prev ON TRUE"
+                        + " FROM clock LEFT JOIN claimed ON TRUE"
+                        + " LEFT JOIN (SELECT * FROM settled UNION ALL SELECT * FROM prev) prev ON TRUE"
                 : mysql
-                        ? "CALL " + table + "_claim_v2(:scope, :operation, :key, :fp, :token, :leaseMs, :lifeMs, :"
+                        ? "CALL " + table + "_claim_v3(:scope, :operation, :key, :fp, :token, :leaseMs, :lifeMs, :"
                                 + CLOCK + ")"
                         : null;
         lockRow = "SELECT " + now + " AS now_ms, " + COLUMNS + " FROM " + table + " WHERE " + PK + " FOR UPDATE";
