@@ -191,11 +191,13 @@ public class ReactiveApp {
          * @param request the charge
          * @return the charge
          */
+        // tag::controller[]
         @PostMapping("/charges/future")
         @ResponseStatus(HttpStatus.CREATED)
         public CompletableFuture<Charge> future(Principal caller, @RequestBody ChargeRequest request) {
             return charges.future(caller, request);
         }
+        // end::controller[]
 
         /**
          * A blocking method, called off the event loop as a WebFlux application must.
@@ -244,11 +246,13 @@ public class ReactiveApp {
          * @param request the charge
          * @return the charge
          */
+        // tag::service[]
         @Idempotent(operation = "charge-future", key = "#request.reference", scope = "#caller.name",
                 request = "#request")
         public CompletableFuture<Charge> future(Principal caller, ChargeRequest request) {
             return run("future " + request.reference()).map(run -> charge(request, "future")).toFuture();
         }
+        // end::service[]
 
         /**
          * Scoped by the caller the controller passes.
