@@ -2,13 +2,17 @@ package dev.idem.readme;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /** The repository's Markdown files and the fenced blocks in them, read once for the checks. */
 final class Docs {
@@ -24,21 +28,50 @@ final class Docs {
         return Files.exists(here.resolve("readme-tests")) ? here : here.getParent();
     }
 
-    /** Every Markdown file users or contributors read (build output and measured results aside). */
+    /**
+     * Every Markdown file users or contributors read (build output and measured results aside).
+     * Build output directories are not entered at all: another module's build may be writing or
+     * deleting files there while this walks (a parallel build, an IDE), which must not fail it.
+     */
     static List<Path> markdownFiles() {
+        return files(file -> file.getFileName().toString().endsWith(".md"));
+    }
+
+    /** The files {@code keep} accepts, outside build output, hidden directories and measured results. */
+    static List<Path> files(Predicate<Path> keep) {
         Path root = root();
-        try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(p -> p.toString().endsWith(".md"))
-                    .filter(p -> {
-                        String rel = root.relativize(p).toString().replace('\\', '/');
-                        return !rel.startsWith(".") && !rel.contains("/target/") && !rel.startsWith("target/")
-                                && !rel.contains("/.") && !rel.startsWith("benchmarks/results/")
-                                && !rel.contains("node_modules");
-                    })
-                    .sorted().toList();
+        List<Path> found = new ArrayList<>();
+        try {
+            Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                    String name = dir.getFileName() == null ? "" : dir.getFileName().toString();
+                    String rel = root.relativize(dir).toString().replace('\\', '/');
+                    boolean skip = !dir.equals(root) && (name.startsWith(".") || name.equals("target")
+                            || name.equals("node_modules") || rel.equals("benchmarks/results"));
+                    return skip ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                    if (keep.test(file)) {
+                        found.add(file);
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                    if (e instanceof NoSuchFileException) {
+                        return FileVisitResult.CONTINUE;   // deleted while walking: nothing to read
+                    }
+                    throw e;
+                }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return found.stream().sorted().toList();
     }
 
     static List<String> lines(Path file) {

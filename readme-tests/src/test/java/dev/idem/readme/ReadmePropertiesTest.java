@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.engine.IdempotencyEvent;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.URL;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,7 +17,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -61,18 +58,14 @@ class ReadmePropertiesTest {
     /** String literals "idem...." in main sources: provider properties, meter and attribute names. */
     static Set<String> codeNames(String fileSuffix) {
         Set<String> names = new TreeSet<>();
-        try (Stream<Path> files = Files.walk(Docs.root())) {
-            files.filter(p -> p.toString().replace('\\', '/').contains("/src/main/java/"))
-                    .filter(p -> p.toString().endsWith(fileSuffix))
-                    .forEach(p -> {
-                        Matcher m = LITERAL.matcher(String.join("\n", Docs.lines(p)));
-                        while (m.find()) {
-                            names.add(m.group(1));
-                        }
-                    });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Docs.files(p -> p.toString().replace('\\', '/').contains("/src/main/java/")
+                        && p.toString().endsWith(fileSuffix))
+                .forEach(p -> {
+                    Matcher m = LITERAL.matcher(String.join("\n", Docs.lines(p)));
+                    while (m.find()) {
+                        names.add(m.group(1));
+                    }
+                });
         return names;
     }
 
