@@ -46,6 +46,8 @@ final class Heartbeat {
     private CompletableFuture<Instant> extending;
     private final Duration lease;
     private final Duration interval;
+    /** The ticker reading when the latest beat fell due; null before the first. */
+    private Long firedAt;
     private final long deadline;
     private final Duration maxPending;
     private final Supplier<Executor> executor;
@@ -82,6 +84,9 @@ final class Heartbeat {
     }
 
     private void due() {
+        synchronized (this) {
+            firedAt = engine.ticker.read();
+        }
         if (nonBlocking) {
             beatNonBlocking();
             return;
@@ -95,12 +100,22 @@ final class Heartbeat {
         }
     }
 
+    /**
+     * Schedules the next beat an interval after the last one fell due, not after its renewal
+     * answered: a renewal that waited for a thread or a slow store then does not push every later
+     * beat back by its wait (delays would add up over a long pending work until a lease ran out).
+     * A beat already overdue is sent at once, never twice.
+     */
     private synchronized void scheduleNext() {
         if (stopped) {
             return;
         }
+        long delay = interval.toNanos();
+        if (firedAt != null) {
+            delay = Math.max(0L, firedAt + interval.toNanos() - engine.ticker.read());
+        }
         try {
-            next = scheduler.schedule(interval, this::due);
+            next = scheduler.schedule(Duration.ofNanos(delay), this::due);
         } catch (RuntimeException e) {
             stopped = true;
             LOG.log(Level.WARNING, "the heartbeat of {0} cannot be scheduled ({1}); its lease lapses unless the work"
