@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.FailureClassifier;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.IdempotencyListener;
 import dev.idem.engine.InProgressPolicy;
 import dev.idem.engine.JsonCodec;
@@ -146,7 +147,7 @@ public class IdemAutoConfiguration {
         for (StoreDecorator d : decorators.orderedStream().collect(Collectors.toList())) {
             used = d.decorate(used);
         }
-        IdempotencyEngine.Builder b = IdempotencyEngine.builder().store(used)
+        IdempotencyEngineBuilder b = IdempotencyEngine.builder().store(used)
                 .lease(properties.getLease()).ttl(properties.getTtl())
                 .maxRequestBytes(properties.getMaxRequestBytes())
                 .listener(IdempotencyListener.all(listeners.orderedStream().collect(Collectors.toList())));
