@@ -10,7 +10,6 @@ import dev.idem.store.jdbc.JdbcDialect;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
 import dev.idem.store.redis.RedisScriptClient;
-import java.util.Locale;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -50,7 +49,7 @@ final class StoreConfigurations {
                         b.schema(p.getSchema());
                     }
                     if (p.getDialect() != null) {
-                        b.dialect(dialect(p.getDialect()));
+                        b.dialect(JdbcDialect.fromSetting(p.getDialect()));
                     }
                     if (p.getQueryTimeout() != null) {
                         b.queryTimeout(p.getQueryTimeout());
@@ -65,15 +64,6 @@ final class StoreConfigurations {
                     return Optional.of(store);
                 }
             };
-        }
-
-        private static JdbcDialect dialect(String value) {
-            try {
-                return JdbcDialect.valueOf(value.trim().toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalStateException(
-                        "idem.store.jdbc.dialect must be postgresql, mysql or h2 but was '" + value + "'", e);
-            }
         }
     }
 
