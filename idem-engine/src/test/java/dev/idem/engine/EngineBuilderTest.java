@@ -3,8 +3,13 @@ package dev.idem.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.time.Deadline;
+import dev.idem.api.time.Ticker;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class EngineBuilderTest {
@@ -37,7 +42,7 @@ class EngineBuilderTest {
                 .isInstanceOf(IllegalArgumentException.class);
         IdempotencyEngine engine = IdempotencyEngine.builder().store(MemoryIdempotencyStore.create())
                 .ttl(Duration.ofMinutes(1)).lease(Duration.ofSeconds(30)).build();
-        assertThatThrownBy(() -> engine.execute(dev.idem.api.IdempotencyKey.of("s", "o", "k"), "{}", String.class,
+        assertThatThrownBy(() -> engine.execute(IdempotencyKey.of("s", "o", "k"), "{}", String.class,
                 CallOptions.builder().lease(Duration.ofMinutes(2)).build(), ctx -> "x"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shorter than ttl");
     }
@@ -48,27 +53,27 @@ class EngineBuilderTest {
         CallOptions base = CallOptions.builder().ttl(Duration.ofMinutes(10)).excludeFromFingerprint("/sentAt").build();
         IdempotencyEngine engine = IdempotencyEngine.builder().store(store).defaults(base)
                 .lease(Duration.ofSeconds(5)).build();
-        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
-        dev.idem.api.IdempotencyKey key = dev.idem.api.IdempotencyKey.of("s", "o", "defaults");
+        AtomicInteger runs = new AtomicInteger();
+        IdempotencyKey key = IdempotencyKey.of("s", "o", "defaults");
 
         engine.execute(key, "{\"amount\":1,\"sentAt\":\"a\"}", String.class, ctx -> "r" + runs.incrementAndGet());
         Result<String> again = engine.execute(key, "{\"amount\":1,\"sentAt\":\"b\"}", String.class,
                 ctx -> "r" + runs.incrementAndGet());
-        engine.execute(dev.idem.api.IdempotencyKey.of("s", "o", "override"), "{}", String.class,
+        engine.execute(IdempotencyKey.of("s", "o", "override"), "{}", String.class,
                 CallOptions.builder().ttl(Duration.ofHours(2)).build(), ctx -> "r" + runs.incrementAndGet());
 
         assertThat(again.replayed()).isTrue();
         assertThat(runs).hasValue(2);
-        java.time.Instant now = java.time.Instant.now();
+        Instant now = Instant.now();
         assertThat(store.find(key).orElseThrow().expiresAt()).isBefore(now.plus(Duration.ofMinutes(11)));
-        assertThat(store.find(dev.idem.api.IdempotencyKey.of("s", "o", "override")).orElseThrow().expiresAt())
+        assertThat(store.find(IdempotencyKey.of("s", "o", "override")).orElseThrow().expiresAt())
                 .isAfter(now.plus(Duration.ofHours(1)));
     }
 
     @Test
     void defaultsComeFirstOnceWithoutADeadlineAndAreCheckedAtBuild() {
         CallOptions withDeadline = CallOptions.builder()
-                .deadline(dev.idem.api.time.Deadline.after(Duration.ofSeconds(1), dev.idem.api.time.Ticker.system()))
+                .deadline(Deadline.after(Duration.ofSeconds(1), Ticker.system()))
                 .build();
         assertThatThrownBy(() -> IdempotencyEngine.builder().defaults(withDeadline))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("deadline");

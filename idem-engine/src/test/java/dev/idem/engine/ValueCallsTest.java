@@ -9,7 +9,11 @@ import dev.idem.api.KeyReusedException;
 import dev.idem.api.store.RecordState;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -77,8 +81,8 @@ class ValueCallsTest {
 
     @Test
     void theValueFormsWithOptionsApplyTheOptions() throws Exception {
-        CallOptions shortLived = CallOptions.builder().ttl(java.time.Duration.ofMinutes(5))
-                .lease(java.time.Duration.ofSeconds(10)).build();
+        CallOptions shortLived = CallOptions.builder().ttl(Duration.ofMinutes(5))
+                .lease(Duration.ofSeconds(10)).build();
         TypeReference<List<String>> list = new TypeReference<>() { };
         AtomicWork<String> atomic = (ctx, completion) -> {
             runs.incrementAndGet();
@@ -100,17 +104,17 @@ class ValueCallsTest {
         assertThat(engine.callAtomically(key("e5"), "{}", list, atomicList)).containsExactly("x");
         assertThat(engine.executeAtomically(key("e6"), "{}", list, atomicList).value()).containsExactly("x");
         assertThat(engine.callAsync(key("e7"), "{}", String.class, shortLived,
-                ctx -> java.util.concurrent.CompletableFuture.completedFuture("a")).get(10, java.util.concurrent.TimeUnit.SECONDS))
+                ctx -> CompletableFuture.completedFuture("a")).get(10, TimeUnit.SECONDS))
                 .isEqualTo("a");
         assertThat(engine.callAsync(key("e8"), "{}", list, shortLived,
-                ctx -> java.util.concurrent.CompletableFuture.completedFuture(List.of("b")))
-                .get(10, java.util.concurrent.TimeUnit.SECONDS)).containsExactly("b");
+                ctx -> CompletableFuture.completedFuture(List.of("b")))
+                .get(10, TimeUnit.SECONDS)).containsExactly("b");
         assertThat(runs).hasValue(6);
 
         // The options reached the store: every record expires within the call's TTL, not the engine's 24 h.
         for (String k : List.of("e1", "e2", "e3", "e4", "e7", "e8")) {
             assertThat(store.find(key(k)).orElseThrow().expiresAt())
-                    .isBefore(java.time.Instant.now().plus(java.time.Duration.ofMinutes(6)));
+                    .isBefore(Instant.now().plus(Duration.ofMinutes(6)));
         }
         // And a replay through a value form with options runs nothing.
         assertThat(engine.call(key("e1"), "{}", String.class, shortLived, ctx -> "again")).isEqualTo("v1");
