@@ -11,9 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The idem-quarkus README's resource, as written there: a charge per call, each counted, so the
- * test sees a retry replayed rather than charged again. Active with {@code contract.endpoints=blocking}.
+ * test sees a retry replayed rather than charged again. Active with {@code contract.endpoints=readme}
+ * ({@link QuarkusReadmeTest}).
  */
-@IfBuildProperty(name = "contract.endpoints", stringValue = "blocking")
+@IfBuildProperty(name = "contract.endpoints", stringValue = "readme")
 // tag::resource[]
 @Path("/charges")
 public class ChargeResource {

@@ -26,22 +26,6 @@ class QuarkusPostgresContractTest extends AbstractQuarkusContract {
     }
 
     @Test
-    void theReadmeResourceReplaysARetryAndRefusesTheKeyWithAnotherBody() throws Exception {
-        String key = key();
-        int before = ChargeResource.CHARGES.get();
-        HttpResponse<byte[]> first = http().post("/charges", "{\"amount\":100}", "Idempotency-Key", key, "X-User", "readme");
-        HttpResponse<byte[]> retry = http().post("/charges", "{\"amount\":100}", "Idempotency-Key", key, "X-User", "readme");
-        HttpResponse<byte[]> other = http().post("/charges", "{\"amount\":999}", "Idempotency-Key", key, "X-User", "readme");
-
-        assertThat(first.statusCode()).isEqualTo(201);
-        assertThat(retry.statusCode()).isEqualTo(201);
-        assertThat(Http.text(retry)).isEqualTo(Http.text(first));
-        assertThat(retry.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
-        assertThat(other.statusCode()).isEqualTo(422);
-        assertThat(ChargeResource.CHARGES.get() - before).as("charged once").isEqualTo(1);
-    }
-
-    @Test
     void theReadinessCheckProbesTheStore() throws Exception {
         HttpResponse<byte[]> up = http().send("GET", "/q/health/ready", null);
         store().down = true;

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Recovery points (steps) with the transactional mode: a step's business write and its journal entry commit
+ * Issue 16 with the transactional mode: a step's business write and its journal entry commit
  * together ({@link JdbcIdempotencyStore#checkpointInTransaction}), and a stale token rolls
  * both back.
  */
