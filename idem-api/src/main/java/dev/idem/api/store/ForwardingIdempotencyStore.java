@@ -146,6 +146,8 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
      * The wrapped store's non-blocking form, each call through {@link #aroundAsync}; empty when the
      * wrapped store offers none, or when this class overrides one of the blocking operations (see
      * the class documentation).
+     *
+     * @return the forwarded form, or empty
      */
     @Override
     public Optional<NonBlockingStore> nonBlocking() {

@@ -294,6 +294,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /**
      * The non-blocking form, present when the script client parks no thread
      * ({@link RedisScriptClient#nonBlocking()}: Lettuce); empty over Jedis and Spring Data Redis.
+     *
+     * @return the non-blocking form, if the client offers one
      */
     @Override
     public Optional<NonBlockingStore> nonBlocking() {

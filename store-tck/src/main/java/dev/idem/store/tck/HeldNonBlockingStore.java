@@ -58,7 +58,11 @@ public final class HeldNonBlockingStore extends ForwardingIdempotencyStore {
         return formCalls.get();
     }
 
-    /** The held form. */
+    /**
+     * The held form.
+     *
+     * @return the form whose stages wait for {@link #open()}
+     */
     @Override
     public Optional<NonBlockingStore> nonBlocking() {
         return Optional.of(form);

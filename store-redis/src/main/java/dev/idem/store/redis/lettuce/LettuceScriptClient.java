@@ -159,6 +159,8 @@ public final class LettuceScriptClient implements RedisScriptClient {
     /**
      * True: a call dispatches its command and returns; its stage completes on Lettuce's I/O
      * thread. (The first call of an adapter given a client opens its connection, blocking.)
+     *
+     * @return true
      */
     @Override
     public boolean nonBlocking() {
