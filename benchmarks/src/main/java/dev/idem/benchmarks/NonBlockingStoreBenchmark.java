@@ -38,9 +38,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@link #IN_FLIGHT} asynchronous calls started at once ({@code executeAsync}, work that answers
  * at once) against a slow store ({@link #STORE_DELAY} added to every store call), with the
  * engine's async executor a fixed pool of {@code poolThreads} platform threads: over the store's
- * non-blocking form ({@code NON_BLOCKING}: DynamoDB over a {@code DynamoDbAsyncClient}) or its
- * blocking operations ({@code BLOCKING}: DynamoDB over the synchronous client, the same table
- * server). One invocation is the whole batch (single-shot time). After each iteration it prints
+ * non-blocking form ({@code NON_BLOCKING}: DynamoDB over a {@code DynamoDbAsyncClient}, Redis over
+ * Lettuce) or its blocking operations ({@code BLOCKING}: DynamoDB over the synchronous client,
+ * Redis over the Jedis adapter, the same server). One invocation is the whole batch (single-shot time). After each iteration it prints
  * the calls' p50 and p99 latency, the JVM's most live platform threads while they were in flight,
  * and of those how many were the client's I/O threads, the in-process server's and the engine
  * pool's ({@code nonblocking ...} lines).
@@ -66,7 +66,7 @@ public class NonBlockingStoreBenchmark {
     }
 
     /** The backend. */
-    @Param({"DYNAMODB"})
+    @Param({"REDIS", "DYNAMODB"})
     public Backend backend;
 
     /** The form under test. */
@@ -74,7 +74,7 @@ public class NonBlockingStoreBenchmark {
     public Form form;
 
     /** The platform threads of the engine's async executor. */
-    @Param({"8", "64"})
+    @Param({"8", "64", "256"})
     public int poolThreads;
 
     /** Calls per invocation (the smoke test lowers it). */

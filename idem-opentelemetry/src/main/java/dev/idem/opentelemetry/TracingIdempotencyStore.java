@@ -10,6 +10,8 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Scope;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
@@ -19,7 +21,8 @@ import java.util.function.Supplier;
  * failing operation records its exception and an error status. Keys, scopes, fingerprints
  * and outcomes are never recorded. Obtain one with {@link IdempotencyTracing#wrap}.
  *
- * <p>Closing it closes the wrapped store. Thread-safe when the wrapped store is.
+ * <p>The wrapped store's non-blocking form is traced too: such a span starts when the call is
+ * made and ends when its stage completes. Closing it closes the wrapped store. Thread-safe when the wrapped store is.
  */
 public final class TracingIdempotencyStore extends ForwardingIdempotencyStore {
     /** The instrumentation scope name of the store spans. */
@@ -48,14 +51,49 @@ public final class TracingIdempotencyStore extends ForwardingIdempotencyStore {
         return kind.isEmpty() ? "custom" : kind.toLowerCase(java.util.Locale.ROOT);
     }
 
-    @Override
-    @SuppressWarnings("try") // the scope is held for its side effect: the span is current during the call
-    protected <T> T around(Operation operation, IdempotencyKey key, Supplier<T> call) {
+    private Span start(Operation operation, IdempotencyKey key) {
         Span span = tracer.spanBuilder("idem.store." + operation.label()).setSpanKind(SpanKind.CLIENT)
                 .setAttribute(STORE_KIND_KEY, kind).startSpan();
         if (key != null) {
             span.setAttribute(IdempotencyTracing.OPERATION_KEY, key.operation());
         }
+        return span;
+    }
+
+    private static void failed(Span span, Throwable e) {
+        span.recordException(e);
+        span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
+    }
+
+    @Override
+    @SuppressWarnings("try") // the scope is held for its side effect: the span is current during the call
+    protected <T> CompletionStage<T> aroundAsync(Operation operation, IdempotencyKey key,
+            Supplier<? extends CompletionStage<T>> call) {
+        Span span = start(operation, key);
+        CompletionStage<T> stage;
+        try (Scope ignored = span.makeCurrent()) {
+            stage = call.get();
+        } catch (RuntimeException | Error e) {
+            failed(span, e);
+            span.end();
+            throw e;
+        }
+        // Ended when the store answers, on whichever thread completes the stage.
+        return stage.whenComplete((result, failure) -> {
+            if (failure != null) {
+                failed(span, failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure);
+            } else if (result instanceof ClaimResult) {
+                span.setAttribute(CLAIM_STATUS_KEY, ((ClaimResult) result).status().name());
+            }
+            span.end();
+        });
+    }
+
+    @Override
+    @SuppressWarnings("try") // the scope is held for its side effect: the span is current during the call
+    protected <T> T around(Operation operation, IdempotencyKey key, Supplier<T> call) {
+        Span span = start(operation, key);
         try (Scope ignored = span.makeCurrent()) {
             T result = call.get();
             if (result instanceof ClaimResult) {
@@ -63,8 +101,7 @@ public final class TracingIdempotencyStore extends ForwardingIdempotencyStore {
             }
             return result;
         } catch (RuntimeException | Error e) {
-            span.recordException(e);
-            span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
+            failed(span, e);
             throw e;
         } finally {
             span.end();

@@ -12,6 +12,7 @@ import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
 import dev.idem.store.redis.jedis.JedisScriptClient;
+import dev.idem.store.redis.lettuce.LettuceScriptClient;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -90,6 +91,16 @@ public final class Environment implements AutoCloseable {
     public static Environment openNonBlocking(Backend backend) {
         Deque<AutoCloseable> closers = new ArrayDeque<>();
         try {
+            if (backend == Backend.REDIS) {
+                // Lettuce: one connection, pipelined; the store's non-blocking form runs its scripts on it.
+                int port = Servers.acquireRedis();
+                closers.push(Servers::releaseRedis);
+                io.lettuce.core.RedisClient lettuce = io.lettuce.core.RedisClient.create(io.lettuce.core.RedisURI
+                        .builder().withHost(Servers.HOST).withPort(port).withTimeout(Duration.ofSeconds(60)).build());
+                closers.push(lettuce::shutdown);
+                return new Environment(RedisIdempotencyStore.create(LettuceScriptClient.of(lettuce)), null, null,
+                        closers);
+            }
             if (backend != Backend.DYNAMODB) {
                 throw new IllegalArgumentException("no non-blocking client for " + backend);
             }

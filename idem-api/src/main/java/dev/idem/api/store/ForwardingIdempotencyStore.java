@@ -1,11 +1,14 @@
 package dev.idem.api.store;
 
 import dev.idem.api.IdempotencyKey;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -27,9 +30,17 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
+ * <p>The wrapped store's {@linkplain #nonBlocking() non-blocking form} is forwarded too, each of
+ * its calls through {@link #aroundAsync}, which gets the stage (a decorator that measures stops
+ * its timer when the stage completes, not when it is returned). A subclass that overrides a
+ * single blocking operation ({@code claim}, {@code find}, ...) changes what that operation
+ * does, which the forwarded form would bypass: for such a subclass {@link #nonBlocking()} is
+ * empty (so the engine's asynchronous calls use the blocking operations, through the override)
+ * unless it overrides {@code nonBlocking()} itself.
+ *
  * <p>{@link #capabilities()} (local configuration, no round trip) and {@link #close()} are
  * forwarded without passing through {@link #around}. Thread-safe when the wrapped store and
- * the subclass's hook are.
+ * the subclass's hooks are.
  */
 public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
 
@@ -63,6 +74,23 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /** Whether a class overrides one of the blocking operations this base forwards. */
+    private static final ClassValue<Boolean> CHANGES_AN_OPERATION = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            for (Class<?> c = type; c != ForwardingIdempotencyStore.class && c != null; c = c.getSuperclass()) {
+                for (Method m : c.getDeclaredMethods()) {
+                    if (!m.isSynthetic() && !m.isBridge() && FORWARDED.contains(m.getName())) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+    };
+    private static final Set<String> FORWARDED = Set.of("claim", "complete", "release",
+            "checkpoint", "extendLease", "find");
+
     private final IdempotencyStore delegate;
 
     /**
@@ -95,6 +123,90 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
      */
     protected <T> T around(Operation operation, @Nullable IdempotencyKey key, Supplier<T> call) {
         return call.get();
+    }
+
+    /**
+     * Runs one operation of the wrapped store's non-blocking form: {@code call} makes the
+     * forwarded call and returns its stage. The default returns that stage as it is; a decorator
+     * measures, traces or fails it here, ending its measurement when the stage completes. A
+     * failure {@code call} throws (invalid arguments) is thrown on.
+     *
+     * @param <T> what the stage yields
+     * @param operation which operation
+     * @param key the operation's key
+     * @param call the forwarded call
+     * @return the stage (or one the decorator answers instead)
+     */
+    protected <T> CompletionStage<T> aroundAsync(Operation operation, IdempotencyKey key,
+            Supplier<? extends CompletionStage<T>> call) {
+        return call.get();
+    }
+
+    /**
+     * The wrapped store's non-blocking form, each call through {@link #aroundAsync}; empty when the
+     * wrapped store offers none, or when this class overrides one of the blocking operations (see
+     * the class documentation).
+     *
+     * @return the forwarded form, or empty
+     */
+    @Override
+    public Optional<NonBlockingStore> nonBlocking() {
+        if (CHANGES_AN_OPERATION.get(getClass())) {
+            return Optional.empty();
+        }
+        return delegate.nonBlocking().map(Forwarded::new);
+    }
+
+    /** The wrapped form, each operation through {@link #aroundAsync}. */
+    private final class Forwarded implements NonBlockingStore {
+        private final NonBlockingStore form;
+
+        Forwarded(NonBlockingStore form) {
+            this.form = form;
+        }
+
+        @Override
+        public CompletionStage<ClaimResult> claim(IdempotencyKey key, byte[] fingerprint, long fencingToken,
+                Duration lease, Duration ttl) {
+            return aroundAsync(Operation.CLAIM, key, () -> form.claim(key, fingerprint, fencingToken, lease, ttl));
+        }
+
+        @Override
+        public CompletionStage<Boolean> complete(IdempotencyKey key, long fencingToken, byte[] outcome,
+                Duration ttl) {
+            return aroundAsync(Operation.COMPLETE, key, () -> form.complete(key, fencingToken, outcome, ttl));
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(IdempotencyKey key, long fencingToken) {
+            return aroundAsync(Operation.RELEASE, key, () -> form.release(key, fencingToken));
+        }
+
+        @Override
+        public CompletionStage<Boolean> checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+            return aroundAsync(Operation.CHECKPOINT, key, () -> form.checkpoint(key, fencingToken, journal));
+        }
+
+        @Override
+        public CompletionStage<Optional<Instant>> extendLease(IdempotencyKey key, long fencingToken,
+                Duration lease) {
+            return aroundAsync(Operation.EXTEND_LEASE, key, () -> form.extendLease(key, fencingToken, lease));
+        }
+
+        @Override
+        public CompletionStage<Optional<StoredRecord>> find(IdempotencyKey key) {
+            return aroundAsync(Operation.FIND, key, () -> form.find(key));
+        }
+
+        @Override
+        public int maxCallsInFlight() {
+            return form.maxCallsInFlight();
+        }
+
+        @Override
+        public String toString() {
+            return ForwardingIdempotencyStore.this + ".nonBlocking()";
+        }
     }
 
     @Override

@@ -4,13 +4,13 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.NonBlockingStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoreLimits;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.store.redis.internal.Await;
 import dev.idem.store.redis.internal.LuaScript;
-import dev.idem.store.redis.internal.ReplicatedRunner;
 import dev.idem.store.redis.internal.Replies;
 import dev.idem.store.redis.internal.Replies.MalformedReplyException;
 import dev.idem.store.redis.internal.ReplicatedRunner;
@@ -44,6 +44,14 @@ import org.jspecify.annotations.Nullable;
  * same arguments (a client that re-sends a command after a dropped connection) and answers the
  * second run as it answered the first.
  *
+ * <p>Over a client that parks no thread (Lettuce: {@link RedisScriptClient#nonBlocking()}), the
+ * store also offers its operations in {@linkplain #nonBlocking() non-blocking form}: the same
+ * scripts, arguments and reading of replies, each operation a stage that completes on the
+ * client's I/O thread, which the engine's asynchronous calls use; the blocking operations wait
+ * for the same stages. A script cache flushed mid-run ({@code NOSCRIPT}) is reloaded and the
+ * script run once more on both forms; every failure arrives as the same
+ * {@link StoreUnavailableException}, through the stage.
+ *
  * <p>Client failures (refused connections, timeouts, server errors, a closed client, replies
  * the store cannot read) throw {@link StoreUnavailableException}. Set a short command timeout on
  * the client: it bounds every operation. {@link #close()} closes the script client, which
@@ -70,6 +78,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private final @Nullable Clock clock;
     /** claim.lua's and complete.lua's last argument: whether a WAIT follows the script (it then covers records it only read). */
     private final byte[] waitFlag;
+    private final @Nullable NonBlockingStore nonBlocking;
 
     private RedisIdempotencyStore(Builder b) {
         this.scripts = b.scripts;
@@ -81,6 +90,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.waitTimeout = b.waitTimeout;
         this.clock = b.clock;
         this.waitFlag = b.waitReplicas > 0 ? WAITS : NO_WAIT;
+        this.nonBlocking = b.scripts.nonBlocking() ? new NonBlockingOperations() : null;
     }
 
     /**
@@ -104,8 +114,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     // Each operation is written once, as a stage; the blocking methods wait for it (a stage of a
-    // blocking client has completed when it is returned). A non-blocking store contract can
-    // return these stages as they are.
+    // blocking client has completed when it is returned), the non-blocking form returns it.
 
     @Override
     public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long fencingToken, Duration lease,
@@ -278,6 +287,58 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return Optional.of(Replies.record(key, list, 1));
         } catch (MalformedReplyException | IllegalArgumentException e) {
             throw unreadable(LuaScript.FIND, e);
+        }
+    }
+
+    /**
+     * The non-blocking form, present when the script client parks no thread
+     * ({@link RedisScriptClient#nonBlocking()}: Lettuce); empty over Jedis and Spring Data Redis.
+     *
+     * @return the non-blocking form, if the client offers one
+     */
+    @Override
+    public Optional<NonBlockingStore> nonBlocking() {
+        return Optional.ofNullable(nonBlocking);
+    }
+
+    /** The stages the blocking operations wait for, returned as they are. */
+    private final class NonBlockingOperations implements NonBlockingStore {
+        @Override
+        public CompletionStage<ClaimResult> claim(IdempotencyKey key, byte[] fingerprint, long fencingToken,
+                Duration lease, Duration ttl) {
+            return claimAsync(key, fingerprint, fencingToken, lease, ttl);
+        }
+
+        @Override
+        public CompletionStage<Boolean> complete(IdempotencyKey key, long fencingToken, byte[] outcome,
+                Duration ttl) {
+            return completeAsync(key, fencingToken, outcome, ttl);
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(IdempotencyKey key, long fencingToken) {
+            return releaseAsync(key, fencingToken);
+        }
+
+        @Override
+        public CompletionStage<Boolean> checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+            return checkpointAsync(key, fencingToken, journal);
+        }
+
+        @Override
+        public CompletionStage<Optional<Instant>> extendLease(IdempotencyKey key, long fencingToken,
+                Duration lease) {
+            return extendLeaseAsync(key, fencingToken, lease);
+        }
+
+        @Override
+        public CompletionStage<Optional<StoredRecord>> find(IdempotencyKey key) {
+            return findAsync(key);
+        }
+
+        @Override
+        public String toString() {
+            return "NonBlocking(" + RedisIdempotencyStore.this + ")";
         }
     }
 

@@ -94,6 +94,18 @@ public interface RedisScriptClient extends AutoCloseable {
                         : CompletableFuture.failedStage(e));
     }
 
+    /**
+     * Whether the adapter's stages complete later, on the client's own I/O threads, without the
+     * calling thread waiting for Redis (Lettuce). A store on such an adapter offers its
+     * {@linkplain dev.idem.api.store.IdempotencyStore#nonBlocking() non-blocking form}. Defaults
+     * to false: the stage has completed when it is returned (Jedis, Spring Data Redis).
+     *
+     * @return whether calls park no thread
+     */
+    default boolean nonBlocking() {
+        return false;
+    }
+
     /** Releases what the adapter opened itself; later calls fail with a non-retryable store error. */
     @Override
     void close();

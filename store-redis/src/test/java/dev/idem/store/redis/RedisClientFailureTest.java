@@ -135,9 +135,13 @@ class RedisClientFailureTest {
     }
 
     private IdempotencyKey keyOnMaster(int master, String prefix) {
+        return keyOnMaster(scope, master, prefix);
+    }
+
+    static IdempotencyKey keyOnMaster(String scope, int master, String prefix) {
         RedisKeyLayout keys = RedisKeyLayout.withPrefix(RedisIdempotencyStore.DEFAULT_KEY_PREFIX);
         for (int i = 0;; i++) {
-            IdempotencyKey k = key(prefix + i);
+            IdempotencyKey k = IdempotencyKey.of(scope, "op", prefix + i);
             if (EmbeddedRedis.masterOfSlot(JedisClusterCRC16.getSlot(keys.redisKey(k)), 3) == master) {
                 return k;
             }
@@ -147,16 +151,21 @@ class RedisClientFailureTest {
     @ParameterizedTest
     @MethodSource("dev.idem.store.redis.Client#underTest")
     void aRedirectStormIsARetryableErrorThatWritesNothing(Client client) throws InterruptedException {
+        redirectStorm(scope, RedisIdempotencyStore.create(client.cluster(0)));
+    }
+
+    /** A slot redirected back and forth between two masters: {@code store} fails retryably and writes nothing. */
+    static void redirectStorm(String scope, IdempotencyStore store) throws InterruptedException {
         List<Integer> ports = EmbeddedRedis.clusterPorts();
-        RedisIdempotencyStore store = RedisIdempotencyStore.create(client.cluster(0));
         try (Jedis master0 = EmbeddedRedis.admin(ports.get(0)); Jedis master1 = EmbeddedRedis.admin(ports.get(1))) {
             // A slot of master 0 that holds no key yet (Redis refuses to hand over a slot with keys).
             IdempotencyKey k;
             int slot;
             int attempt = 0;
             do {
-                k = keyOnMaster(0, "storm-" + attempt++ + "-");
-                slot = JedisClusterCRC16.getSlot(RedisKeyLayout.withPrefix(RedisIdempotencyStore.DEFAULT_KEY_PREFIX).redisKey(k));
+                k = keyOnMaster(scope, 0, "storm-" + attempt++ + "-");
+                slot = JedisClusterCRC16.getSlot(
+                        RedisKeyLayout.withPrefix(RedisIdempotencyStore.DEFAULT_KEY_PREFIX).redisKey(k));
             } while (master0.clusterCountKeysInSlot(slot) > 0);
             IdempotencyKey key = k;
             stormOn(store, key, slot, ports, master0, master1);
@@ -165,7 +174,7 @@ class RedisClientFailureTest {
         }
     }
 
-    private static void stormOn(RedisIdempotencyStore store, IdempotencyKey k, int slot, List<Integer> ports,
+    private static void stormOn(IdempotencyStore store, IdempotencyKey k, int slot, List<Integer> ports,
             Jedis master0, Jedis master1) {
         String owner = master0.clusterMyId();
         // Master 0 now sends the slot to master 1, which still sends it back to master 0.

@@ -52,6 +52,20 @@ class SpringDataRedisScriptClientTest {
     }
 
     @Test
+    void onALettuceFactoryTheStoreOffersItsNonBlockingFormAndOnAJedisFactoryNot() throws Exception {
+        try (RedisIdempotencyStore lettuce = RedisIdempotencyStore.create(
+                SpringDataRedisScriptClient.of(SpringFactories.LettuceStandalone.FACTORY));
+                RedisIdempotencyStore jedis = RedisIdempotencyStore.create(
+                        SpringDataRedisScriptClient.of(SpringFactories.JedisStandalone.FACTORY))) {
+            IdempotencyKey k = key();
+            assertThat(lettuce.nonBlocking().orElseThrow().claim(k, new byte[] {1}, 1, LEASE, TTL)
+                    .toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS).claimed()).isTrue();
+            assertThat(jedis.find(k).orElseThrow().fencingToken()).isEqualTo(1);
+            assertThat(jedis.nonBlocking()).isEmpty();
+        }
+    }
+
+    @Test
     void lettuceAndJedisUnderneathShareRecordsOnTheCluster() {
         roundTrip(SpringFactories.LettuceCluster.FACTORY, SpringFactories.JedisCluster.FACTORY);
         roundTrip(SpringFactories.JedisCluster.FACTORY, SpringFactories.LettuceCluster.FACTORY);

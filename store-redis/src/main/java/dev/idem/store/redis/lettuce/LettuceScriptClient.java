@@ -156,6 +156,17 @@ public final class LettuceScriptClient implements RedisScriptClient {
         return LettuceCalls.evalThenWait(c, cluster, script, sendSource, key, args, replicas, timeoutMillis);
     }
 
+    /**
+     * True: a call dispatches its command and returns; its stage completes on Lettuce's I/O
+     * thread. (The first call of an adapter given a client opens its connection, blocking.)
+     *
+     * @return true
+     */
+    @Override
+    public boolean nonBlocking() {
+        return true;
+    }
+
     private StatefulConnection<?, ?> connection(RedisScript script) {
         StatefulConnection<?, ?> c = connection;
         if (c != null && !closed) {

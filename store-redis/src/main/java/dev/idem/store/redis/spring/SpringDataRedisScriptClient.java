@@ -13,8 +13,9 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  *   <li>a {@code LettuceConnectionFactory} (Spring Boot's default): the adapter opens its own
  *       connection from the factory's Lettuce client (standalone, Sentinel or cluster; the
  *       factory's URI, credentials, database, TLS and timeout) and runs
- *       {@link dev.idem.store.redis.lettuce.LettuceScriptClient}'s asynchronous calls on it; it
- *       closes that connection when closed, never the factory. A static master/replica
+ *       {@link dev.idem.store.redis.lettuce.LettuceScriptClient}'s asynchronous calls on it (so a
+ *       store on it offers its non-blocking form); it closes that connection when closed, never
+ *       the factory. A static master/replica
  *       configuration has no client URI to connect with; each call then fails with a
  *       non-retryable store error saying so;</li>
  *   <li>a {@code JedisConnectionFactory}: each call borrows a connection from the factory (its
