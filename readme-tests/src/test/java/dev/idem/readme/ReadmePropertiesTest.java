@@ -33,7 +33,8 @@ class ReadmePropertiesTest {
     private static final String TABLE_HEADING = "## Configuration properties";
     /**
      * READMEs of the Quarkus extension, whose configuration is its own {@code @ConfigMapping} (no
-     * Spring metadata): their {@code idem.*} names and their table are not checked here yet.
+     * Spring metadata): idem-quarkus's {@code ReadmeConfigurationTest} checks their {@code idem.*}
+     * names and their table's defaults against that mapping.
      */
     static final Set<String> OWN_CONFIGURATION = Set.of("idem-quarkus/README.md", "examples/quarkus/README.md");
 

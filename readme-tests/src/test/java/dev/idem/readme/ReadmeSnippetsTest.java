@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.regex.Matcher;
 import org.junit.jupiter.api.Test;
 
@@ -27,15 +26,6 @@ import org.junit.jupiter.api.Test;
  * {@code ./mvnw -B -pl readme-tests test -Dtest=ReadmeSnippetsTest -Dsnippets.write=true}.
  */
 class ReadmeSnippetsTest {
-    /**
-     * READMEs whose Java blocks are not yet taken from compiled sources. Each is a debt: remove a
-     * file from here once its blocks carry markers. A new README, or a new block in a README not
-     * listed, is checked at once.
-     */
-    static final Set<String> NOT_YET_COMPILED = Set.of(
-            "idem-quarkus/README.md",
-            "idem-messaging-kafka/README.md");
-
     @Test
     void everyJavaBlockIsATaggedRegionOfACompiledTestSource() throws IOException {
         Path root = Docs.root();
@@ -43,7 +33,6 @@ class ReadmeSnippetsTest {
         List<String> problems = new ArrayList<>();
         int checked = 0;
         for (Path md : Docs.markdownFiles()) {
-            String rel = root.relativize(md).toString().replace('\\', '/');
             List<String> lines = new ArrayList<>(Docs.lines(md));
             boolean changed = false;
             // Bottom up, so that rewriting a block keeps the line numbers of those above it.
@@ -51,7 +40,7 @@ class ReadmeSnippetsTest {
             java.util.Collections.reverse(blocks);
             for (Docs.Block block : blocks) {
                 if (block.marker() == null) {
-                    if (block.info().equals("java") && !NOT_YET_COMPILED.contains(rel)) {
+                    if (block.info().equals("java")) {
                         problems.add(block.where() + ": a java block without a line"
                                 + " \"<!-- snippet: <test source from the repository root>#<tag> -->\" before it");
                     }
@@ -92,13 +81,6 @@ class ReadmeSnippetsTest {
             }
             if (changed) {
                 Files.write(md, lines);
-            }
-        }
-        for (String pending : NOT_YET_COMPILED) {
-            Path md = root.resolve(pending);
-            if (Files.exists(md) && Docs.blocks(md).stream().noneMatch(
-                    b -> b.info().equals("java") && b.marker() == null)) {
-                problems.add(pending + " has no unmarked java block left: take it off NOT_YET_COMPILED");
             }
         }
         assertThat(problems).as("README Java blocks").isEmpty();

@@ -35,6 +35,23 @@ final class Backends {
         }
     }
 
+    /**
+     * The idem-quarkus README's application: its resource, its two properties, a real PostgreSQL
+     * as the default datasource, and the configuration the extension builds (not the suite's).
+     */
+    public static final class ReadmeProfile implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("idem.store.jdbc.create-table", "true", "idem.http.principal-header", "X-Api-Key",
+                    "contract.endpoints", "readme");
+        }
+
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(Postgres.class));
+        }
+    }
+
     /** A real Redis server as the one the application's Quarkus Redis client is configured for; reactive endpoints. */
     public static final class RedisProfile implements QuarkusTestProfile {
         @Override

@@ -5,6 +5,7 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.quarkus.StoreDecorator;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.quarkus.arc.properties.UnlessBuildProperty;
 import io.smallrye.common.annotation.Identifier;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.Produces;
@@ -34,15 +35,24 @@ final class QuarkusContractApp {
     private QuarkusContractApp() {
     }
 
-    /** The suite's configurations: the default for /api and /anon, "custom" and "final" by name. */
+    /**
+     * The suite's default configuration, for /api and /anon. Not in the README's application
+     * ({@code contract.endpoints=readme}), which runs on the one the extension builds from
+     * {@code idem.http.*}.
+     */
     @Singleton
-    static class Configurations {
+    @UnlessBuildProperty(name = "contract.endpoints", stringValue = "readme")
+    static class DefaultConfiguration {
         @Produces
         @Singleton
         HttpIdempotency api(IdempotencyEngine engine) {
             return AbstractHttpContract.config(engine);
         }
+    }
 
+    /** The suite's configurations "custom" and "final" by name (startup needs them for every @Idempotent name). */
+    @Singleton
+    static class Configurations {
         @Produces
         @Singleton
         @Identifier("custom")
