@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.CallOptions;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
 import dev.idem.engine.internal.OutcomeCodec;
@@ -87,7 +88,7 @@ public class ProtectionBenchmark {
     /** Builds the engine, sizes the payload, and completes the replayed key once. */
     @Setup
     public void setUp() {
-        IdempotencyEngine.Builder b = IdempotencyEngine.builder()
+        IdempotencyEngineBuilder b = IdempotencyEngine.builder()
                 .store(MemoryIdempotencyStore.builder().clock(clock).build())
                 .lease(Duration.ofSeconds(30)).ttl(TTL);
         if (protection != Protection.NONE) {

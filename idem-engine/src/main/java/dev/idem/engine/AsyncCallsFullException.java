@@ -4,7 +4,7 @@ import dev.idem.api.IdempotencyException;
 
 /**
  * The answer of an asynchronous call made while the engine already has
- * {@link IdempotencyEngine.Builder#maxAsyncCalls its bound} of asynchronous calls in flight:
+ * {@link IdempotencyEngineBuilder#maxAsyncCalls its bound} of asynchronous calls in flight:
  * nothing was claimed and the work did not run, so the same call may simply be retried later
  * (HTTP 503). It keeps a burst of callers from piling unbounded pending work, store calls and
  * heartbeats onto the engine.

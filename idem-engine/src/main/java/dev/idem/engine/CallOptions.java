@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  *       completion is never cut short), so a retry replays it;</li>
  *   <li>it may shorten the claim's lease, so a dead worker's claim blocks the key for less time,
  *       while a live worker keeps its key through a heartbeat (see
- *       {@link IdempotencyEngine.Builder#minBudgetLease}).</li>
+ *       {@link IdempotencyEngineBuilder#minBudgetLease}).</li>
  * </ul>
  * A deadline is fixed when it is made, so options that carry one belong to one call:
  * {@link #withDeadline(Deadline)} adds it to options shared by many.
@@ -182,18 +182,23 @@ public final class CallOptions {
         private Builder() {
         }
 
+        // The engine's builder delegates its call defaults here, so one message serves both.
+        private static void once(String name, @Nullable Object current) {
+            if (current != null) {
+                throw new IllegalStateException(name + " was already set");
+            }
+        }
+
         /**
          * What of this call's result is stored and how a replay rebuilds it, instead of the
-         * engine's {@link IdempotencyEngine.Builder#outcomeFilter}.
+         * engine's {@link IdempotencyEngineBuilder#outcomeFilter}.
          *
          * @param filter the filter
          * @return this builder
          */
         public Builder outcomeFilter(OutcomeFilter filter) {
-            if (this.outcomeFilter != null) {
-                throw new IllegalStateException("outcomeFilter was already set to " + this.outcomeFilter);
-            }
-            this.outcomeFilter = Objects.requireNonNull(filter, "filter");
+            once("outcomeFilter", this.outcomeFilter);
+            this.outcomeFilter = Objects.requireNonNull(filter, "outcomeFilter");
             return this;
         }
 
@@ -204,9 +209,7 @@ public final class CallOptions {
          * @return this builder
          */
         public Builder ttl(Duration ttl) {
-            if (this.ttl != null) {
-                throw new IllegalStateException("ttl was already set to " + this.ttl);
-            }
+            once("ttl", this.ttl);
             this.ttl = IdempotencyEngine.positive("ttl", ttl);
             return this;
         }
@@ -218,9 +221,7 @@ public final class CallOptions {
          * @return this builder
          */
         public Builder lease(Duration lease) {
-            if (this.lease != null) {
-                throw new IllegalStateException("lease was already set to " + this.lease);
-            }
+            once("lease", this.lease);
             this.lease = IdempotencyEngine.positive("lease", lease);
             return this;
         }
@@ -232,10 +233,8 @@ public final class CallOptions {
          * @return this builder
          */
         public Builder inProgress(InProgressPolicy policy) {
-            if (this.inProgress != null) {
-                throw new IllegalStateException("inProgress was already set to " + this.inProgress);
-            }
-            this.inProgress = Objects.requireNonNull(policy, "policy");
+            once("inProgress", this.inProgress);
+            this.inProgress = Objects.requireNonNull(policy, "inProgress");
             return this;
         }
 
@@ -260,9 +259,7 @@ public final class CallOptions {
          * @return this builder
          */
         public Builder deadline(Deadline deadline) {
-            if (this.deadline != null) {
-                throw new IllegalStateException("deadline was already set to " + this.deadline);
-            }
+            once("deadline", this.deadline);
             this.deadline = Objects.requireNonNull(deadline, "deadline");
             return this;
         }
@@ -274,10 +271,24 @@ public final class CallOptions {
          * @throws IllegalArgumentException if both lease and ttl are set and the lease is not shorter
          */
         public CallOptions build() {
-            if (ttl != null && lease != null && lease.compareTo(ttl) >= 0) {
-                throw new IllegalArgumentException("lease (" + lease + ") must be shorter than ttl (" + ttl + ")");
+            if (ttl != null && lease != null) {
+                checkConsistent(lease, ttl, null);
             }
             return new CallOptions(this);
+        }
+    }
+
+    /**
+     * The one check of settings that must agree, wherever they meet: an engine's defaults, a
+     * call's options, and a call's options over the engine's.
+     */
+    static void checkConsistent(Duration lease, Duration ttl, @Nullable InProgressPolicy inProgress) {
+        if (lease.compareTo(ttl) >= 0) {
+            throw new IllegalArgumentException("lease (" + lease + ") must be shorter than ttl (" + ttl + ")");
+        }
+        if (inProgress != null && inProgress.waits() && inProgress.maxWait().compareTo(ttl) > 0) {
+            throw new IllegalArgumentException(
+                    "inProgress wait (" + inProgress.maxWait() + ") must not exceed ttl (" + ttl + ")");
         }
     }
 }

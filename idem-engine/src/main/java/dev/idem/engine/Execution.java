@@ -132,12 +132,8 @@ final class Execution<T> {
         this.claimedLease = lease;
         this.started = engine.listener == IdempotencyListener.NONE ? 0 : engine.ticker.read();
         // The engine's own pair was checked at build time; only overrides need checking here.
-        if ((options.lease() != null || options.ttl() != null) && lease.compareTo(ttl) >= 0) {
-            throw new IllegalArgumentException("lease (" + lease + ") must be shorter than ttl (" + ttl + ")");
-        }
-        if ((options.inProgress() != null || options.ttl() != null) && policy.maxWait().compareTo(ttl) > 0) {
-            throw new IllegalArgumentException(
-                    "inProgress wait (" + policy.maxWait() + ") must not exceed ttl (" + ttl + ")");
+        if (options.lease() != null || options.ttl() != null || options.inProgress() != null) {
+            CallOptions.checkConsistent(lease, ttl, policy);
         }
         this.filter = options.outcomeFilter() != null ? options.outcomeFilter() : engine.outcomeFilter;
         this.recorder = new Recorder(engine, key, ttl, this::emit, filter);

@@ -9,7 +9,7 @@ import java.lang.reflect.Type;
 /**
  * How the engine writes results, step results and object requests as JSON, and reads results
  * back: the one place it depends on a JSON library. The default is Jackson 2
- * ({@link #jackson2}, over {@link IdempotencyEngine.Builder#objectMapper}); idem-jackson3
+ * ({@link #jackson2}, over {@link IdempotencyEngineBuilder#objectMapper}); idem-jackson3
  * provides Jackson 3, so an application on Jackson 3 (Spring Boot 4) hands the engine its own
  * mapper, with its modules and settings.
  *

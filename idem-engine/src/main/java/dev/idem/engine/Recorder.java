@@ -135,7 +135,7 @@ final class Recorder {
     }
 
     private String overLimit() {
-        return "over the limit of " + engine.maxOutcomeBytes + " (IdempotencyEngine.Builder.maxOutcomeBytes)";
+        return "over the limit of " + engine.maxOutcomeBytes + " (IdempotencyEngineBuilder.maxOutcomeBytes)";
     }
 
     /**

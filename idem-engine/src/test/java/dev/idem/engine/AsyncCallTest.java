@@ -41,7 +41,7 @@ class AsyncCallTest {
     private final List<IdempotencyEvent> events = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger runs = new AtomicInteger();
 
-    private IdempotencyEngine.Builder builder() {
+    private IdempotencyEngineBuilder builder() {
         return IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).listener(events::add)
                 .asyncExecutor(Runnable::run).leaseRenewalExecutor(Runnable::run).scheduler(scheduler).lease(Duration.ofSeconds(30));
     }

@@ -1,13 +1,19 @@
 package dev.idem.engine;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.api.IdempotencyKey;
+import dev.idem.api.time.Deadline;
+import dev.idem.api.time.Ticker;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class EngineBuilderTest {
-    private final IdempotencyEngine.Builder b = IdempotencyEngine.builder().store(MemoryIdempotencyStore.create());
+    private final IdempotencyEngineBuilder b = IdempotencyEngine.builder().store(MemoryIdempotencyStore.create());
 
     @Test
     void settersRejectBadValuesAtOnceNamingThem() {
@@ -36,8 +42,55 @@ class EngineBuilderTest {
                 .isInstanceOf(IllegalArgumentException.class);
         IdempotencyEngine engine = IdempotencyEngine.builder().store(MemoryIdempotencyStore.create())
                 .ttl(Duration.ofMinutes(1)).lease(Duration.ofSeconds(30)).build();
-        assertThatThrownBy(() -> engine.execute(dev.idem.api.IdempotencyKey.of("s", "o", "k"), "{}", String.class,
+        assertThatThrownBy(() -> engine.execute(IdempotencyKey.of("s", "o", "k"), "{}", String.class,
                 CallOptions.builder().lease(Duration.ofMinutes(2)).build(), ctx -> "x"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shorter than ttl");
+    }
+
+    @Test
+    void defaultsAreCallOptionsThatACallOverridesOneByOne() {
+        MemoryIdempotencyStore store = MemoryIdempotencyStore.create();
+        CallOptions base = CallOptions.builder().ttl(Duration.ofMinutes(10)).excludeFromFingerprint("/sentAt").build();
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(store).defaults(base)
+                .lease(Duration.ofSeconds(5)).build();
+        AtomicInteger runs = new AtomicInteger();
+        IdempotencyKey key = IdempotencyKey.of("s", "o", "defaults");
+
+        engine.execute(key, "{\"amount\":1,\"sentAt\":\"a\"}", String.class, ctx -> "r" + runs.incrementAndGet());
+        Result<String> again = engine.execute(key, "{\"amount\":1,\"sentAt\":\"b\"}", String.class,
+                ctx -> "r" + runs.incrementAndGet());
+        engine.execute(IdempotencyKey.of("s", "o", "override"), "{}", String.class,
+                CallOptions.builder().ttl(Duration.ofHours(2)).build(), ctx -> "r" + runs.incrementAndGet());
+
+        assertThat(again.replayed()).isTrue();
+        assertThat(runs).hasValue(2);
+        Instant now = Instant.now();
+        assertThat(store.find(key).orElseThrow().expiresAt()).isBefore(now.plus(Duration.ofMinutes(11)));
+        assertThat(store.find(IdempotencyKey.of("s", "o", "override")).orElseThrow().expiresAt())
+                .isAfter(now.plus(Duration.ofHours(1)));
+    }
+
+    @Test
+    void defaultsComeFirstOnceWithoutADeadlineAndAreCheckedAtBuild() {
+        CallOptions withDeadline = CallOptions.builder()
+                .deadline(Deadline.after(Duration.ofSeconds(1), Ticker.system()))
+                .build();
+        assertThatThrownBy(() -> IdempotencyEngine.builder().defaults(withDeadline))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("deadline");
+        assertThatThrownBy(() -> IdempotencyEngine.builder().ttl(Duration.ofHours(1)).defaults(CallOptions.defaults()))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("before ttl");
+        assertThatThrownBy(() -> IdempotencyEngine.builder().defaults(CallOptions.defaults())
+                .defaults(CallOptions.defaults())).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("defaults was already set");
+        assertThatThrownBy(() -> IdempotencyEngine.builder()
+                .defaults(CallOptions.builder().ttl(Duration.ofHours(1)).build()).ttl(Duration.ofHours(2)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("ttl was already set");
+        assertThatThrownBy(() -> b.defaults(CallOptions.builder().ttl(Duration.ofSeconds(10)).build()).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease (PT30S) must be shorter");
+        assertThatThrownBy(() -> IdempotencyEngine.builder().store(MemoryIdempotencyStore.create())
+                .defaults(CallOptions.builder().ttl(Duration.ofMinutes(1))
+                        .inProgress(InProgressPolicy.waitUpTo(Duration.ofMinutes(2))).lease(Duration.ofSeconds(5))
+                        .build()).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not exceed ttl");
     }
 }

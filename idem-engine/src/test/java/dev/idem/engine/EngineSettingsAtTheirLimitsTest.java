@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class EngineSettingsAtTheirLimitsTest {
     private static final IdempotencyKey KEY = IdempotencyKey.of("t", "op", "k");
 
-    private static IdempotencyEngine.Builder builder() {
+    private static IdempotencyEngineBuilder builder() {
         return IdempotencyEngine.builder().store(MemoryIdempotencyStore.create());
     }
 
@@ -49,14 +49,14 @@ class EngineSettingsAtTheirLimitsTest {
                 setter("classLoader", b -> b.classLoader(EngineSettingsAtTheirLimitsTest.class.getClassLoader())));
     }
 
-    private static Arguments setter(String name, Consumer<IdempotencyEngine.Builder> set) {
+    private static Arguments setter(String name, Consumer<IdempotencyEngineBuilder> set) {
         return Arguments.of(name, set);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("setters")
-    void aSettingGivenTwiceIsRefusedByName(String name, Consumer<IdempotencyEngine.Builder> set) {
-        IdempotencyEngine.Builder b = builder();
+    void aSettingGivenTwiceIsRefusedByName(String name, Consumer<IdempotencyEngineBuilder> set) {
+        IdempotencyEngineBuilder b = builder();
         set.accept(b);
         assertThatThrownBy(() -> set.accept(b)).isInstanceOf(IllegalStateException.class)
                 .hasMessage(name + " was already set");

@@ -25,7 +25,7 @@ class ExactlyOncePathsTest {
     private final List<IdempotencyEvent> events = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger runs = new AtomicInteger();
 
-    private IdempotencyEngine.Builder builder() {
+    private IdempotencyEngineBuilder builder() {
         return IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).listener(events::add)
                 .lease(Duration.ofSeconds(30)).ttl(Duration.ofHours(24));
     }

@@ -41,7 +41,7 @@ class ExecutionPathsTest {
         return IdempotencyKey.of("t", "op", k);
     }
 
-    private IdempotencyEngine engine(UnaryOperator<IdempotencyEngine.Builder> extra) {
+    private IdempotencyEngine engine(UnaryOperator<IdempotencyEngineBuilder> extra) {
         return extra.apply(IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).listener(e -> events.add(e.type()))
                 .sleeper(d -> {
                     sleeps.add(d.toMillis());

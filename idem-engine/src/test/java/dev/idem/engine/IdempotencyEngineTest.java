@@ -40,12 +40,12 @@ class IdempotencyEngineTest {
     private final List<IdempotencyEvent> events = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger runs = new AtomicInteger();
 
-    private IdempotencyEngine.Builder untimed() {
+    private IdempotencyEngineBuilder untimed() {
         return IdempotencyEngine.builder().store(store).listener(events::add)
                 .lease(Duration.ofSeconds(30)).ttl(Duration.ofHours(24));
     }
 
-    private IdempotencyEngine.Builder builder() {
+    private IdempotencyEngineBuilder builder() {
         return untimed().ticker(ClockTicker.of(clock));
     }
 

@@ -29,7 +29,7 @@ class OneOutcomeOneAnswerTest {
     private final List<IdempotencyEvent> events = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger runs = new AtomicInteger();
 
-    private IdempotencyEngine.Builder builder() {
+    private IdempotencyEngineBuilder builder() {
         return IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).listener(events::add);
     }
 

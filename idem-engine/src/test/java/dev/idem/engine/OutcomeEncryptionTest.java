@@ -41,7 +41,7 @@ class OutcomeEncryptionTest {
     private final FaultyStore store = fixture.store;
     private final AtomicInteger runs = new AtomicInteger();
 
-    private IdempotencyEngine engine(UnaryOperator<IdempotencyEngine.Builder> extra) {
+    private IdempotencyEngine engine(UnaryOperator<IdempotencyEngineBuilder> extra) {
         return fixture.engine(extra);
     }
 

@@ -48,7 +48,7 @@ class OutcomeFilterTest {
         return new Payment("pay_" + runs.get(), PAN, new BigDecimal("0.1000000000000000055511151231257827"));
     };
 
-    private IdempotencyEngine engine(UnaryOperator<IdempotencyEngine.Builder> extra) {
+    private IdempotencyEngine engine(UnaryOperator<IdempotencyEngineBuilder> extra) {
         return fixture.engine(extra);
     }
 

@@ -19,7 +19,7 @@ final class ProtectionFixture {
     final FaultyStore store = new FaultyStore(MemoryIdempotencyStore.builder().clock(clock).build());
 
     /** An engine over the store, on the simulated clock, with {@code extra} settings. */
-    IdempotencyEngine engine(UnaryOperator<IdempotencyEngine.Builder> extra) {
+    IdempotencyEngine engine(UnaryOperator<IdempotencyEngineBuilder> extra) {
         return extra.apply(IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock)).sleeper(clock::advance))
                 .build();
     }

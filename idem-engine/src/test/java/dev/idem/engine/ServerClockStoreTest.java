@@ -42,7 +42,7 @@ class ServerClockStoreTest {
                 return new StoreCapabilities(c.nativeExpiry(), storeReportsServerClock, c.maxOutcomeBytes());
             }
         };
-        IdempotencyEngine.Builder b = IdempotencyEngine.builder().store(store).clock(engineClock)
+        IdempotencyEngineBuilder b = IdempotencyEngine.builder().store(store).clock(engineClock)
                 .ticker(ClockTicker.of(engineClock)).lease(LEASE).ttl(Duration.ofMinutes(1)).listener(events::add);
         return nearCache > 0 ? b.nearCache(nearCache).build() : b.build();
     }

@@ -94,7 +94,7 @@ class StoreDiscoveryTest {
 
     @Test
     void aDiscoveredStoreIsClosedWhenTheEngineCannotBeBuiltOnIt() throws IOException {
-        IdempotencyEngine.Builder b = IdempotencyEngine.builder()
+        IdempotencyEngineBuilder b = IdempotencyEngine.builder()
                 .classLoader(loaderWithOnly(ClosingProvider.class.getName())).maxOutcomeBytes(Integer.MAX_VALUE);
         assertThatThrownBy(b::build).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ClosingStore");
         assertThat(ClosingProvider.last.closed).isTrue();

@@ -9,7 +9,11 @@ import dev.idem.api.KeyReusedException;
 import dev.idem.api.store.RecordState;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -73,5 +77,47 @@ class ValueCallsTest {
         assertThat(again).isEqualTo("done");
         assertThat(runs).hasValue(1);
         assertThat(store.find(key("d")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+    }
+
+    @Test
+    void theValueFormsWithOptionsApplyTheOptions() throws Exception {
+        CallOptions shortLived = CallOptions.builder().ttl(Duration.ofMinutes(5))
+                .lease(Duration.ofSeconds(10)).build();
+        TypeReference<List<String>> list = new TypeReference<>() { };
+        AtomicWork<String> atomic = (ctx, completion) -> {
+            runs.incrementAndGet();
+            store.complete(ctx.key(), ctx.fencingToken(), completion.encode("done"), completion.ttl());
+            return "done";
+        };
+        AtomicWork<List<String>> atomicList = (ctx, completion) -> {
+            runs.incrementAndGet();
+            store.complete(ctx.key(), ctx.fencingToken(), completion.encode(List.of("x")), completion.ttl());
+            return List.of("x");
+        };
+
+        assertThat(engine.call(key("e1"), "{}", String.class, shortLived, ctx -> "v" + runs.incrementAndGet()))
+                .isEqualTo("v1");
+        assertThat(engine.call(key("e2"), "{}", list, shortLived, ctx -> List.of("w" + runs.incrementAndGet())))
+                .containsExactly("w2");
+        assertThat(engine.callAtomically(key("e3"), "{}", String.class, shortLived, atomic)).isEqualTo("done");
+        assertThat(engine.callAtomically(key("e4"), "{}", list, shortLived, atomicList)).containsExactly("x");
+        assertThat(engine.callAtomically(key("e5"), "{}", list, atomicList)).containsExactly("x");
+        assertThat(engine.executeAtomically(key("e6"), "{}", list, atomicList).value()).containsExactly("x");
+        assertThat(engine.callAsync(key("e7"), "{}", String.class, shortLived,
+                ctx -> CompletableFuture.completedFuture("a")).get(10, TimeUnit.SECONDS))
+                .isEqualTo("a");
+        assertThat(engine.callAsync(key("e8"), "{}", list, shortLived,
+                ctx -> CompletableFuture.completedFuture(List.of("b")))
+                .get(10, TimeUnit.SECONDS)).containsExactly("b");
+        assertThat(runs).hasValue(6);
+
+        // The options reached the store: every record expires within the call's TTL, not the engine's 24 h.
+        for (String k : List.of("e1", "e2", "e3", "e4", "e7", "e8")) {
+            assertThat(store.find(key(k)).orElseThrow().expiresAt())
+                    .isBefore(Instant.now().plus(Duration.ofMinutes(6)));
+        }
+        // And a replay through a value form with options runs nothing.
+        assertThat(engine.call(key("e1"), "{}", String.class, shortLived, ctx -> "again")).isEqualTo("v1");
+        assertThat(runs).hasValue(6);
     }
 }

@@ -638,7 +638,7 @@ abstract class AbstractHttpContract {
 
     @Test
     void aDuplicateWaitsNoLongerThanItsBudgetAndAnswers409WithRetryAfter() throws Exception {
-        // /final/ lets duplicates wait 20 s, past the test client's own 10 s timeout: only the budget ends it in time.
+        // /final/ lets duplicates wait 20 s: only the 1.5 s budget ends it before that.
         Held held = duplicateWhileHeld("/final/slow", "X-Request-Timeout", "1500");
 
         assertHeldThenReplayed(held);

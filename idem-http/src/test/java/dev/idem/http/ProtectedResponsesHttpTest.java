@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.KeyVersion;
 import dev.idem.store.memory.MemoryIdempotencyStore;
@@ -98,11 +99,11 @@ class ProtectedResponsesHttpTest {
         }
     };
 
-    private void serve(UnaryOperator<IdempotencyEngine.Builder> engine) {
+    private void serve(UnaryOperator<IdempotencyEngineBuilder> engine) {
         serve(engine, h -> h);
     }
 
-    private void serve(UnaryOperator<IdempotencyEngine.Builder> engine, UnaryOperator<HttpIdempotency.Builder> http) {
+    private void serve(UnaryOperator<IdempotencyEngineBuilder> engine, UnaryOperator<HttpIdempotency.Builder> http) {
         IdempotencyEngine e = engine.apply(IdempotencyEngine.builder().store(store).lease(Duration.ofSeconds(10))
                 .ttl(Duration.ofHours(1))).build();
         ACTIVE.set(new IdempotentHttpHandler(http.apply(HttpIdempotency.builder(e)

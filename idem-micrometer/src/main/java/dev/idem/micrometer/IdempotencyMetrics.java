@@ -88,7 +88,7 @@ public final class IdempotencyMetrics implements IdempotencyListener {
      *
      * @param registry where meters are registered
      * @param store the store the engine uses, for the {@code store} tag
-     * @return the listener to hand to {@code IdempotencyEngine.Builder.listener}
+     * @return the listener to hand to {@code IdempotencyEngineBuilder.listener}
      */
     public static IdempotencyMetrics bind(MeterRegistry registry, IdempotencyStore store) {
         return builder(registry).storeKind(storeKind(store)).build();

@@ -44,7 +44,7 @@ final class BoundedList<T> {
         }
         if (bytes > limit) {
             refusal = "the Flux's elements are over " + limit + " bytes of JSON by element " + kept.size()
-                    + ", over the limit (IdempotencyEngine.Builder.maxOutcomeBytes); the rest was not kept";
+                    + ", over the limit (IdempotencyEngineBuilder.maxOutcomeBytes); the rest was not kept";
             dropped++;
             kept.clear();
             return;

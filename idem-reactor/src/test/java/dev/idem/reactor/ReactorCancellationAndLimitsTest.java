@@ -8,6 +8,7 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.AsyncCallsFullException;
 import dev.idem.engine.CallOptions;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.InProgressPolicy;
 import dev.idem.engine.OutcomeNotStoredException;
 import dev.idem.store.memory.MemoryIdempotencyStore;
@@ -51,7 +52,7 @@ class ReactorCancellationAndLimitsTest {
                 }
             });
 
-    private IdempotencyEngine.Builder engine() {
+    private IdempotencyEngineBuilder engine() {
         return IdempotencyEngine.builder().store(counting).ticker(() -> clock.millis() * 1_000_000L)
                 .asyncExecutor(Runnable::run).leaseRenewalExecutor(Runnable::run).scheduler(scheduler)
                 .lease(Duration.ofSeconds(30));

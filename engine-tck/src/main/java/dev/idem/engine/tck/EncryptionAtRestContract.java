@@ -7,6 +7,7 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.OutcomeUnreadableException;
 import dev.idem.engine.Work;
 import dev.idem.engine.protection.KeyRing;
@@ -84,7 +85,7 @@ public abstract class EncryptionAtRestContract {
      * @param store the store this engine uses
      * @return a builder with the store, lease and TTL set
      */
-    protected IdempotencyEngine.Builder engineBuilder(IdempotencyStore store) {
+    protected IdempotencyEngineBuilder engineBuilder(IdempotencyStore store) {
         return IdempotencyEngine.builder().store(store).lease(fixture.lease()).ttl(fixture.ttl());
     }
 
@@ -97,7 +98,7 @@ public abstract class EncryptionAtRestContract {
      * @param secrets the fingerprint secrets
      * @return the builder
      */
-    protected IdempotencyEngine.Builder protect(IdempotencyEngine.Builder builder, KeyRing keys, KeyRing secrets) {
+    protected IdempotencyEngineBuilder protect(IdempotencyEngineBuilder builder, KeyRing keys, KeyRing secrets) {
         return builder.encryptOutcomes(keys).keyedFingerprints(secrets);
     }
 

@@ -16,6 +16,7 @@ import dev.idem.engine.CallOptions;
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.FailureDecision;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.InProgressPolicy;
 import dev.idem.engine.OutcomeNotStoredException;
 import dev.idem.engine.Result;
@@ -144,7 +145,7 @@ final class FaultCampaign {
     }
 
     private final StoreFixture fixture;
-    private final Function<IdempotencyStore, IdempotencyEngine.Builder> engineBuilder;
+    private final Function<IdempotencyStore, IdempotencyEngineBuilder> engineBuilder;
     private final long seed;
     private final String scope;
     private final Duration lease;
@@ -154,7 +155,7 @@ final class FaultCampaign {
     /** The store's clock now: read once, then moved by what the runs let pass. */
     private Instant storeNow;
 
-    FaultCampaign(StoreFixture fixture, Function<IdempotencyStore, IdempotencyEngine.Builder> engineBuilder,
+    FaultCampaign(StoreFixture fixture, Function<IdempotencyStore, IdempotencyEngineBuilder> engineBuilder,
             long seed, String scope) {
         this.fixture = fixture;
         this.engineBuilder = engineBuilder;
@@ -312,7 +313,7 @@ final class FaultCampaign {
             InProgressPolicy policy = clocks == Clocks.WALL_STEPPED_IN_WAITS
                     ? InProgressPolicy.waitUpTo(lease.multipliedBy(2)) : InProgressPolicy.failFast();
             SplittableRandom jitter = random.split();
-            IdempotencyEngine.Builder builder = engineBuilder.apply(connection);
+            IdempotencyEngineBuilder builder = engineBuilder.apply(connection);
             if (script.async()) {
                 builder.asyncExecutor(ASYNC_THREADS);
             }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.AsyncWork;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.InProgressPolicy;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
@@ -64,7 +65,7 @@ final class HotKeyLoad {
     private static final Duration STORE_ROUNDING = Duration.ofSeconds(1);
 
     private final StoreFixture fixture;
-    private final BiFunction<IdempotencyEngine.Builder, Executor, IdempotencyEngine.Builder> configure;
+    private final BiFunction<IdempotencyEngineBuilder, Executor, IdempotencyEngineBuilder> configure;
     private final Duration lease;
     private final Duration step;
     private final SteppedTime time;
@@ -141,7 +142,7 @@ final class HotKeyLoad {
     }
 
     HotKeyLoad(StoreFixture fixture,
-            BiFunction<IdempotencyEngine.Builder, Executor, IdempotencyEngine.Builder> configure) {
+            BiFunction<IdempotencyEngineBuilder, Executor, IdempotencyEngineBuilder> configure) {
         this.fixture = fixture;
         this.configure = configure;
         this.lease = fixture.lease();
@@ -213,7 +214,7 @@ final class HotKeyLoad {
     private void engine(dev.idem.api.store.IdempotencyStore store, Executor executor, String shape) {
         AtomicInteger heldHere = new AtomicInteger();
         held.add(heldHere);
-        IdempotencyEngine.Builder b = IdempotencyEngine.builder().store(probe.wrap(store, heldHere))
+        IdempotencyEngineBuilder b = IdempotencyEngine.builder().store(probe.wrap(store, heldHere))
                 .ticker(time.ticker())
                 .scheduler(timer).sleeper(time.sleeper()).lease(lease).ttl(lease.multipliedBy(20))
                 .inProgress(InProgressPolicy.waitUpTo(lease.multipliedBy(6)));

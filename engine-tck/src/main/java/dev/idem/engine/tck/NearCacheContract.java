@@ -9,6 +9,7 @@ import dev.idem.api.RequestInProgressException;
 import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.Result;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The engine's near cache ({@link IdempotencyEngine.Builder#nearCache(int)}) over the store
+ * The engine's near cache ({@link IdempotencyEngineBuilder#nearCache(int)}) over the store
  * under test: a completed record is replayed from the cache without a round trip, and the
  * cache never answers what the store would not: never a record in progress (nor one that was
  * in progress when it was seen, then released or completed), never a record past its TTL

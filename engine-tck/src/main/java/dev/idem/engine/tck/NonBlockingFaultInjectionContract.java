@@ -2,6 +2,7 @@ package dev.idem.engine.tck;
 
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.tck.FaultCampaign.Clocks;
 import dev.idem.engine.tck.FaultCampaign.Script;
 import dev.idem.store.tck.StoreFixture;
@@ -49,7 +50,7 @@ public abstract class NonBlockingFaultInjectionContract {
      * @param store the worker's connection to the store under test
      * @return a builder with the store and the fixture's lease set
      */
-    protected IdempotencyEngine.Builder engineBuilder(IdempotencyStore store) {
+    protected IdempotencyEngineBuilder engineBuilder(IdempotencyStore store) {
         return IdempotencyEngine.builder().store(store).lease(fixture.lease());
     }
 

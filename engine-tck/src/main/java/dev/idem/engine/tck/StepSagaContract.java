@@ -13,6 +13,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.Result;
 import dev.idem.engine.StepJournalTooLargeException;
 import dev.idem.engine.Work;
@@ -75,7 +76,7 @@ public abstract class StepSagaContract {
      * @param store the store this worker uses
      * @return a builder with the store, lease and TTL set
      */
-    protected IdempotencyEngine.Builder engineBuilder(IdempotencyStore store) {
+    protected IdempotencyEngineBuilder engineBuilder(IdempotencyStore store) {
         return IdempotencyEngine.builder().store(store).lease(fixture.lease()).ttl(fixture.ttl());
     }
 

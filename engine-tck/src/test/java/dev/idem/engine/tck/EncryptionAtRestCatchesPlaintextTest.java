@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.OutcomeUnreadableException;
 import dev.idem.engine.protection.KeyProvider;
 import dev.idem.engine.protection.KeyRing;
@@ -32,7 +33,7 @@ class EncryptionAtRestCatchesPlaintextTest {
         }
 
         @Override
-        protected IdempotencyEngine.Builder protect(IdempotencyEngine.Builder builder, KeyRing keys,
+        protected IdempotencyEngineBuilder protect(IdempotencyEngineBuilder builder, KeyRing keys,
                 KeyRing secrets) {
             return protection.apply(builder, keys, secrets);
         }
@@ -59,7 +60,7 @@ class EncryptionAtRestCatchesPlaintextTest {
     }
 
     private interface Protection {
-        IdempotencyEngine.Builder apply(IdempotencyEngine.Builder builder, KeyRing keys, KeyRing secrets);
+        IdempotencyEngineBuilder apply(IdempotencyEngineBuilder builder, KeyRing keys, KeyRing secrets);
     }
 
     private interface ThrowingTest {

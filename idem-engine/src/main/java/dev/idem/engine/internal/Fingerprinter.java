@@ -104,7 +104,7 @@ public final class Fingerprinter {
             return null;
         }
         if (secrets == null) {
-            throw missingSecret(key, id, "keyed fingerprints are off (IdempotencyEngine.Builder.keyedFingerprints)");
+            throw missingSecret(key, id, "keyed fingerprints are off (IdempotencyEngineBuilder.keyedFingerprints)");
         }
         if (id.equals(currentSecret().id())) {
             return null;

@@ -182,7 +182,7 @@ public final class Sealer {
         if (stored.length == 0 || stored[0] != MAGIC) {
             if (refuseClear) {
                 throw unreadable(part, key, Reason.NOT_ENCRYPTED, null, "it is not encrypted, and this engine"
-                        + " refuses unencrypted records (IdempotencyEngine.Builder.refuseUnencryptedRecords)", null);
+                        + " refuses unencrypted records (IdempotencyEngineBuilder.refuseUnencryptedRecords)", null);
             }
             return stored;
         }
@@ -201,7 +201,7 @@ public final class Sealer {
         int header = at + SALT + NONCE + CHECK + 4;
         if (keys == null) {
             throw unreadable(part, key, Reason.KEY_MISSING, id, "it is encrypted under key id '" + id
-                    + "', and this engine has no encryption keys (IdempotencyEngine.Builder.encryptOutcomes)", null);
+                    + "', and this engine has no encryption keys (IdempotencyEngineBuilder.encryptOutcomes)", null);
         }
         KeyVersion version;
         try {

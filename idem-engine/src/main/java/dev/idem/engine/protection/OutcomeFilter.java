@@ -13,7 +13,7 @@ import java.util.List;
  * Decides what of a work's result is stored, and rebuilds the replayed result from it: keep
  * all of it (the default, no filter), leave fields out ({@link #removing}), or keep a
  * reference and load the rest again on replay. Set it for every call with
- * {@link dev.idem.engine.IdempotencyEngine.Builder#outcomeFilter} or per call with
+ * {@link dev.idem.engine.IdempotencyEngineBuilder#outcomeFilter} or per call with
  * {@link dev.idem.engine.CallOptions.Builder#outcomeFilter}.
  *
  * <p>The result is seen as the JSON tree the engine's codec writes (read into a Jackson 2

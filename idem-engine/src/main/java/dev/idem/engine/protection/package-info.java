@@ -1,7 +1,7 @@
 /**
  * What the engine keeps of a record, and how: outcomes and step journals encrypted at rest
- * ({@link dev.idem.engine.IdempotencyEngine.Builder#encryptOutcomes}), request fingerprints
- * keyed with a secret ({@link dev.idem.engine.IdempotencyEngine.Builder#keyedFingerprints}),
+ * ({@link dev.idem.engine.IdempotencyEngineBuilder#encryptOutcomes}), request fingerprints
+ * keyed with a secret ({@link dev.idem.engine.IdempotencyEngineBuilder#keyedFingerprints}),
  * both under versioned keys from a {@link dev.idem.engine.protection.KeyProvider}, and a hook
  * that decides what of a result is stored ({@link dev.idem.engine.protection.OutcomeFilter}).
  *

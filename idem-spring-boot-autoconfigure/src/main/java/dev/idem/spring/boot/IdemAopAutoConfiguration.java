@@ -81,7 +81,7 @@ public class IdemAopAutoConfiguration {
     /**
      * Created while bean post-processors are being created (the advisor is looked up by the
      * auto-proxy creator), so it reads its one setting from the environment rather than asking
-     * for the {@link IdemProperties} bean, which would then miss post-processors (and Spring would
+     * for the {@code IdemProperties} bean, which would then miss post-processors (and Spring would
      * warn about it on every start).
      */
     static IdempotentInterceptor interceptor(ObjectProvider<IdempotencyEngine> engine,

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.FailureClassifier;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.IdempotencyListener;
 import dev.idem.engine.InProgressPolicy;
 import dev.idem.engine.JsonCodec;
@@ -83,7 +84,7 @@ public class IdemAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(IdempotencyStore.class)
     public IdempotencyStore idempotencyStore(IdemProperties properties, ObjectProvider<StoreCandidate> candidates) {
-        IdemProperties.StoreKind kind = properties.getStore().getKind();
+        IdemProperties.StoreKind kind = properties.store().kind();
         List<StoreCandidate> available = candidates.orderedStream().collect(Collectors.toList());
         if (kind == IdemProperties.StoreKind.MEMORY) {
             return MemoryIdempotencyStore.create();
@@ -146,21 +147,21 @@ public class IdemAutoConfiguration {
         for (StoreDecorator d : decorators.orderedStream().collect(Collectors.toList())) {
             used = d.decorate(used);
         }
-        IdempotencyEngine.Builder b = IdempotencyEngine.builder().store(used)
-                .lease(properties.getLease()).ttl(properties.getTtl())
-                .maxRequestBytes(properties.getMaxRequestBytes())
+        IdempotencyEngineBuilder b = IdempotencyEngine.builder().store(used)
+                .lease(properties.lease()).ttl(properties.ttl())
+                .maxRequestBytes(properties.maxRequestBytes())
                 .listener(IdempotencyListener.all(listeners.orderedStream().collect(Collectors.toList())));
-        if (properties.getInProgressWait() != null) {
-            b.inProgress(InProgressPolicy.waitUpTo(properties.getInProgressWait()));
+        if (properties.inProgressWait() != null) {
+            b.inProgress(InProgressPolicy.waitUpTo(properties.inProgressWait()));
         }
-        if (properties.getNearCache() > 0) {
-            b.nearCache(properties.getNearCache());
+        if (properties.nearCache() > 0) {
+            b.nearCache(properties.nearCache());
         }
-        if (properties.getMaxAsyncCalls() != null) {
-            b.maxAsyncCalls(properties.getMaxAsyncCalls());
+        if (properties.maxAsyncCalls() != null) {
+            b.maxAsyncCalls(properties.maxAsyncCalls());
         }
-        if (properties.getMaxPendingWork() != null) {
-            b.maxPendingWork(properties.getMaxPendingWork());
+        if (properties.maxPendingWork() != null) {
+            b.maxPendingWork(properties.maxPendingWork());
         }
         JsonCodec codec = jsonCodec.getIfUnique();
         if (codec != null) {
@@ -185,8 +186,8 @@ public class IdemAutoConfiguration {
     @ConditionalOnProperty(prefix = "idem.purge", name = "enabled", havingValue = "true", matchIfMissing = true)
     @ConditionalOnMissingBean(IdemPurgeScheduler.class)
     public IdemPurgeScheduler idemPurgeScheduler(IdempotencyStore store, IdemProperties properties) {
-        return new IdemPurgeScheduler(store, properties.getPurge().getInterval(),
-                properties.getPurge().getBatchSize());
+        return new IdemPurgeScheduler(store, properties.purge().interval(),
+                properties.purge().batchSize());
     }
 
     /** The scoping rule, kept apart so that an application without Spring Web still gets it. */
@@ -202,7 +203,7 @@ public class IdemAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(PrincipalResolver.class)
         PrincipalResolver idemPrincipalResolver(IdemProperties properties) {
-            return SpringPrincipals.standard(properties.getHttp().getPrincipalHeader());
+            return SpringPrincipals.standard(properties.http().principalHeader());
         }
     }
 }

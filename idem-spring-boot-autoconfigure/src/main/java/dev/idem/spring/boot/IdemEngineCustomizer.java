@@ -1,6 +1,7 @@
 package dev.idem.spring.boot;
 
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 
 /**
  * Adjusts the auto-configured engine's builder after the {@code idem.*} settings are applied
@@ -17,5 +18,5 @@ public interface IdemEngineCustomizer {
      *
      * @param builder the engine's builder, with the {@code idem.*} settings applied
      */
-    void customize(IdempotencyEngine.Builder builder);
+    void customize(IdempotencyEngineBuilder builder);
 }

@@ -1,6 +1,7 @@
 package dev.idem.spring.boot;
 
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.KeyVersion;
 import dev.idem.spring.IdemConfigurationException;
@@ -67,7 +68,7 @@ public class IdemProtectionAutoConfiguration {
         return builder -> apply(builder, keys, secrets, refuse);
     }
 
-    private static void apply(IdempotencyEngine.Builder builder, KeyRing keys, KeyRing secrets, boolean refuse) {
+    private static void apply(IdempotencyEngineBuilder builder, KeyRing keys, KeyRing secrets, boolean refuse) {
         if (keys != null) {
             builder.encryptOutcomes(keys);
         }

@@ -75,18 +75,18 @@ public class IdemWebAutoConfiguration {
             PrincipalResolver principals, ObjectProvider<HandlerMapping> handlerMappings,
             ObjectProvider<TransactionalExecutor> transactional, ObjectProvider<CallObserver> observer,
             ObjectProvider<ResponseFilter> responseFilter) {
-        IdemProperties.Http http = properties.getHttp();
-        SpringRoutes routes = SpringRoutes.of("idem.http.routes", http.getRoutes(),
+        IdemProperties.Http http = properties.http();
+        SpringRoutes routes = SpringRoutes.of("idem.http.routes", http.routes(),
                 () -> handlerMappings.orderedStream().filter(IdemWebAutoConfiguration::servesEndpoints)
                         .collect(Collectors.toList()));
         List<org.springframework.web.util.pattern.PathPattern> transactionalRoutes =
-                RoutePatterns.parse("idem.http.transactional-routes", http.getTransactionalRoutes());
-        if (http.isTransactional() || !transactionalRoutes.isEmpty()) {
+                RoutePatterns.parse("idem.http.transactional-routes", http.transactionalRoutes());
+        if (http.transactional() || !transactionalRoutes.isEmpty()) {
             TransactionalExecutor executor = transactional.getIfAvailable();
             Optional<String> missing = executor == null
                     ? Optional.of("idem-store-jdbc or spring-jdbc is not on the class path") : executor.unavailable();
             if (missing.isPresent()) {
-                String property = "idem.http.transactional" + (http.isTransactional() ? "" : "-routes");
+                String property = "idem.http.transactional" + (http.transactional() ? "" : "-routes");
                 throw new IdemConfigurationException(property, property + " asks for the JDBC transactional mode "
                         + "(the handler's writes and the stored response in one database transaction), which "
                         + "cannot run here: " + missing.get() + ". Every covered request would fail.",
@@ -95,14 +95,14 @@ public class IdemWebAutoConfiguration {
                                 + ".");
             }
         }
-        boolean keyRequired = http.isKeyRequired();
+        boolean keyRequired = http.keyRequired();
         HttpIdempotency.Builder b = HttpIdempotency.builder(engine)
-                .methods(http.getMethods().toArray(new String[0]))
+                .methods(http.methods().toArray(new String[0]))
                 .routes(routes)
                 .principals(principals)
                 .keyRequired(route -> keyRequired)
-                .maxBodyBytes(properties.getMaxRequestBytes())
-                .execution(new SpringHandlerExecution(engine, transactional, observer, http.isTransactional(),
+                .maxBodyBytes(properties.maxRequestBytes())
+                .execution(new SpringHandlerExecution(engine, transactional, observer, http.transactional(),
                         transactionalRoutes));
         responseFilter.ifUnique(b::responseFilter);
         return b.build();
@@ -128,8 +128,8 @@ public class IdemWebAutoConfiguration {
         FilterRegistrationBean<IdempotencyServletFilter> registration =
                 new FilterRegistrationBean<>(new IdempotencyServletFilter(config));
         registration.setName("idempotencyFilter");
-        registration.setOrder(properties.getHttp().getOrder());
-        registration.setEnabled(!properties.getHttp().getRoutes().isEmpty());
+        registration.setOrder(properties.http().order());
+        registration.setEnabled(!properties.http().routes().isEmpty());
         registration.addUrlPatterns("/*");
         return registration;
     }

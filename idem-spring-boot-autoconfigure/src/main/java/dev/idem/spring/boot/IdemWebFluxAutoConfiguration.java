@@ -65,9 +65,9 @@ public class IdemWebFluxAutoConfiguration {
     public HttpIdempotency httpIdempotency(IdempotencyEngine engine, IdemProperties properties,
             PrincipalResolver principals, ObjectProvider<HandlerMapping> handlerMappings,
             ObjectProvider<CallObserver> observer, ObjectProvider<ResponseFilter> responseFilter) {
-        IdemProperties.Http http = properties.getHttp();
-        if (http.isTransactional() || !http.getTransactionalRoutes().isEmpty()) {
-            String property = "idem.http.transactional" + (http.isTransactional() ? "" : "-routes");
+        IdemProperties.Http http = properties.http();
+        if (http.transactional() || !http.transactionalRoutes().isEmpty()) {
+            String property = "idem.http.transactional" + (http.transactional() ? "" : "-routes");
             throw new IdemConfigurationException(property, property + " asks for the JDBC transactional mode, "
                     + "which runs blocking Spring MVC handlers in the caller's thread's transaction; a WebFlux "
                     + "handler runs on no such thread.", "Remove " + property + " from a WebFlux application; for "
@@ -75,16 +75,16 @@ public class IdemWebFluxAutoConfiguration {
                     + "application, or an @Idempotent(transactional = true) blocking method called off the event "
                     + "loop.");
         }
-        SpringWebFluxRoutes routes = SpringWebFluxRoutes.of("idem.http.routes", http.getRoutes(),
+        SpringWebFluxRoutes routes = SpringWebFluxRoutes.of("idem.http.routes", http.routes(),
                 () -> handlerMappings.orderedStream().filter(IdemWebFluxAutoConfiguration::servesEndpoints)
                         .collect(Collectors.toList()));
-        boolean keyRequired = http.isKeyRequired();
+        boolean keyRequired = http.keyRequired();
         HttpIdempotency.Builder b = HttpIdempotency.builder(engine)
-                .methods(http.getMethods().toArray(new String[0]))
+                .methods(http.methods().toArray(new String[0]))
                 .routes(routes)
                 .principals(principals)
                 .keyRequired(route -> keyRequired)
-                .maxBodyBytes(properties.getMaxRequestBytes())
+                .maxBodyBytes(properties.maxRequestBytes())
                 .execution(new WebFluxHandlerExecution(engine, observer));
         responseFilter.ifUnique(b::responseFilter);
         return b.build();
@@ -107,7 +107,7 @@ public class IdemWebFluxAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public IdempotencyWebFilter idempotencyWebFilter(HttpIdempotency config, IdemProperties properties) {
-        return new IdempotencyWebFilter(config, properties.getHttp().getOrder());
+        return new IdempotencyWebFilter(config, properties.http().order());
     }
 
     /**

@@ -44,16 +44,16 @@ final class IdemWebFluxRouteCheck implements SmartInitializingSingleton {
     @Override
     public void afterSingletonsInstantiated() {
         IdemProperties p = properties.getIfAvailable();
-        if (p == null || p.getHttp().getRoutes().isEmpty()) {
+        if (p == null || p.http().routes().isEmpty()) {
             return;
         }
-        List<PathPattern> routes = RoutePatterns.parse(RouteCoverage.PROPERTY, p.getHttp().getRoutes());
+        List<PathPattern> routes = RoutePatterns.parse(RouteCoverage.PROPERTY, p.http().routes());
         Set<String> mapped = new TreeSet<>();
         handlerMappings.orderedStream().forEach(m -> {
             for (Map.Entry<RequestMappingInfo, HandlerMethod> e : m.getHandlerMethods().entrySet()) {
                 RequestMappingInfo info = e.getKey();
                 info.getPatternsCondition().getPatterns().forEach(pattern -> mapped.add(pattern.getPatternString()));
-                refuseStreaming(routes, p.getHttp().getMethods(), info, e.getValue());
+                refuseStreaming(routes, p.http().methods(), info, e.getValue());
             }
         });
         RouteCoverage.checkAtStartup(p, mapped,

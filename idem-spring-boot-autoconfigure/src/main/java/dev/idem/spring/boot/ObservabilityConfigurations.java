@@ -91,7 +91,7 @@ final class ObservabilityConfigurations {
                 return null;
             }
             return IdempotencyMetrics.builder(r).storeKind(kind(store))
-                    .tagScope(properties.getMetrics().isTagScope()).build();
+                    .tagScope(properties.metrics().tagScope()).build();
         }
     }
 

@@ -32,7 +32,7 @@ final class RouteCoverage {
      * @param stack "Spring MVC" or "WebFlux", for the message
      */
     static void checkAtStartup(IdemProperties properties, Set<String> mapped, boolean functional, String stack) {
-        if (properties == null || properties.getHttp().getRoutes().isEmpty() || mapped.isEmpty()) {
+        if (properties == null || properties.http().routes().isEmpty() || mapped.isEmpty()) {
             return;
         }
         if (functional) {
@@ -40,7 +40,7 @@ final class RouteCoverage {
                     + "cannot be listed, so idem.http.routes is not checked against its mappings");
             return;
         }
-        check(properties.getHttp().getRoutes(), mapped, stack);
+        check(properties.http().routes(), mapped, stack);
     }
 
     /**

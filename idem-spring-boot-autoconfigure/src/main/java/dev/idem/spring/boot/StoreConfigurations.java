@@ -10,12 +10,12 @@ import dev.idem.store.jdbc.JdbcDialect;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
 import dev.idem.store.redis.RedisScriptClient;
-import java.util.Locale;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -29,10 +29,10 @@ final class StoreConfigurations {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({JdbcIdempotencyStore.class, DataSource.class})
+    @EnableConfigurationProperties(JdbcStoreProperties.class)
     static class Jdbc {
         @Bean
-        StoreCandidate idemJdbcStoreCandidate(ObjectProvider<DataSource> dataSources, IdemProperties properties) {
-            IdemProperties.Jdbc p = properties.getStore().getJdbc();
+        StoreCandidate idemJdbcStoreCandidate(ObjectProvider<DataSource> dataSources, JdbcStoreProperties p) {
             return new StoreCandidate() {
                 @Override
                 public IdemProperties.StoreKind kind() {
@@ -45,35 +45,26 @@ final class StoreConfigurations {
                     if (ds == null) {
                         return Optional.empty();
                     }
-                    JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(ds).tableName(p.getTable());
-                    if (p.getSchema() != null) {
-                        b.schema(p.getSchema());
+                    JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(ds).tableName(p.table());
+                    if (p.schema() != null) {
+                        b.schema(p.schema());
                     }
-                    if (p.getDialect() != null) {
-                        b.dialect(dialect(p.getDialect()));
+                    if (p.dialect() != null) {
+                        b.dialect(JdbcDialect.fromSetting(p.dialect()));
                     }
-                    if (p.getQueryTimeout() != null) {
-                        b.queryTimeout(p.getQueryTimeout());
+                    if (p.queryTimeout() != null) {
+                        b.queryTimeout(p.queryTimeout());
                     }
-                    if (p.getMaxOutcomeBytes() != null) {
-                        b.maxOutcomeBytes(p.getMaxOutcomeBytes());
+                    if (p.maxOutcomeBytes() != null) {
+                        b.maxOutcomeBytes(p.maxOutcomeBytes());
                     }
                     JdbcIdempotencyStore store = b.build();
-                    if (p.isCreateTable()) {
+                    if (p.createTable()) {
                         store.createTableIfNotExists();
                     }
                     return Optional.of(store);
                 }
             };
-        }
-
-        private static JdbcDialect dialect(String value) {
-            try {
-                return JdbcDialect.valueOf(value.trim().toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalStateException(
-                        "idem.store.jdbc.dialect must be postgresql, mysql or h2 but was '" + value + "'", e);
-            }
         }
     }
 
@@ -87,10 +78,11 @@ final class StoreConfigurations {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(RedisIdempotencyStore.class)
     @Import({RedisClients.Jedis.class, RedisClients.Lettuce.class, RedisClients.SpringData.class})
+    @EnableConfigurationProperties(RedisStoreProperties.class)
     static class Redis {
         @Bean
         StoreCandidate idemRedisStoreCandidate(ObjectProvider<RedisScriptClient> own,
-                ObjectProvider<RedisClients.Source> sources, IdemProperties properties) {
+                ObjectProvider<RedisClients.Source> sources, RedisStoreProperties p) {
             return new StoreCandidate() {
                 @Override
                 public IdemProperties.StoreKind kind() {
@@ -107,11 +99,10 @@ final class StoreConfigurations {
                     if (scripts == null) {
                         return Optional.empty();
                     }
-                    IdemProperties.Redis p = properties.getStore().getRedis();
                     // The client is the application's: the script client never closes it.
-                    RedisIdempotencyStore.Builder b = RedisIdempotencyStore.builder(scripts).keyPrefix(p.getPrefix());
-                    if (p.getMaxOutcomeBytes() != null) {
-                        b.maxOutcomeBytes(p.getMaxOutcomeBytes());
+                    RedisIdempotencyStore.Builder b = RedisIdempotencyStore.builder(scripts).keyPrefix(p.prefix());
+                    if (p.maxOutcomeBytes() != null) {
+                        b.maxOutcomeBytes(p.maxOutcomeBytes());
                     }
                     return Optional.of(b.build());
                 }
@@ -121,10 +112,10 @@ final class StoreConfigurations {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({DynamoDbIdempotencyStore.class, DynamoDbClient.class})
+    @EnableConfigurationProperties(DynamoDbStoreProperties.class)
     static class DynamoDb {
         @Bean
-        StoreCandidate idemDynamoDbStoreCandidate(ObjectProvider<DynamoDbClient> clients, IdemProperties properties) {
-            IdemProperties.Dynamodb p = properties.getStore().getDynamodb();
+        StoreCandidate idemDynamoDbStoreCandidate(ObjectProvider<DynamoDbClient> clients, DynamoDbStoreProperties p) {
             return new StoreCandidate() {
                 @Override
                 public IdemProperties.StoreKind kind() {
@@ -137,13 +128,13 @@ final class StoreConfigurations {
                     if (client == null) {
                         return Optional.empty();
                     }
-                    if (p.isCreateTable()) {
-                        DynamoDbTables.createTable(client, p.getTable());
+                    if (p.createTable()) {
+                        DynamoDbTables.createTable(client, p.table());
                     }
                     DynamoDbIdempotencyStore.Builder b = DynamoDbIdempotencyStore.builder().client(client)
-                            .tableName(p.getTable());
-                    if (p.getMaxOutcomeBytes() != null) {
-                        b.maxOutcomeBytes(p.getMaxOutcomeBytes());
+                            .tableName(p.table());
+                    if (p.maxOutcomeBytes() != null) {
+                        b.maxOutcomeBytes(p.maxOutcomeBytes());
                     }
                     return Optional.of(b.build());
                 }

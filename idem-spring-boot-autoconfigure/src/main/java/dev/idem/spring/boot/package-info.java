@@ -3,7 +3,7 @@
  * {@link dev.idem.engine.IdempotencyEngine} over whatever store the application already has, the
  * Idempotency-Key servlet filter after Spring Security, {@link dev.idem.spring.Idempotent}
  * methods, the JDBC transactional mode, observations, purge, and a failure analyzer. All settings
- * are {@code idem.*} properties ({@link dev.idem.spring.boot.IdemProperties}).
+ * are {@code idem.*} properties ({@code IdemProperties}).
  *
  * <p>Nullness: every parameter and return value is non-null unless its Javadoc says otherwise.
  */

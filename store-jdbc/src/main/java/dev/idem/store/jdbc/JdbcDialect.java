@@ -40,6 +40,26 @@ public enum JdbcDialect {
     }
 
     /**
+     * The dialect an {@code idem.store.jdbc.dialect} setting names (read alike by the store provider
+     * and idem's Spring Boot and Quarkus configuration): {@code postgresql}, {@code mysql} or
+     * {@code h2}, in any case, blanks around it ignored.
+     *
+     * @param setting the configured value
+     * @return the dialect it names
+     * @throws IllegalStateException naming the property and the value, if it names none: a
+     *     configuration error, raised while the application starts
+     */
+    public static JdbcDialect fromSetting(String setting) {
+        for (JdbcDialect d : values()) {
+            if (d.resourceName.equalsIgnoreCase(setting.trim())) {
+                return d;
+            }
+        }
+        throw new IllegalStateException(JdbcStoreProvider.DIALECT + " must be postgresql, mysql or h2 but was '"
+                + setting + "'");
+    }
+
+    /**
      * The dialect for a JDBC product name ({@code PostgreSQL}, {@code MySQL}, {@code MariaDB},
      * {@code H2}), or empty if it is none of them.
      *

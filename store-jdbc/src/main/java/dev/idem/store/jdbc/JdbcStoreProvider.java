@@ -2,7 +2,6 @@ package dev.idem.store.jdbc;
 
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreProvider;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Properties;
 import org.jdbi.v3.core.Jdbi;
@@ -69,7 +68,7 @@ public final class JdbcStoreProvider implements StoreProvider {
         JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(Jdbi.create(url, props));
         property(context, TABLE).ifPresent(b::tableName);
         property(context, SCHEMA).ifPresent(b::schema);
-        property(context, DIALECT).ifPresent(d -> b.dialect(parseDialect(d)));
+        property(context, DIALECT).ifPresent(d -> b.dialect(JdbcDialect.fromSetting(d)));
         context.duration(QUERY_TIMEOUT).ifPresent(b::queryTimeout);
         property(context, MAX_OUTCOME_BYTES)
                 .ifPresent(v -> b.maxOutcomeBytes(parseInt(MAX_OUTCOME_BYTES, v)));
@@ -83,15 +82,6 @@ public final class JdbcStoreProvider implements StoreProvider {
 
     private static Optional<String> property(Context context, String name) {
         return context.property(name);
-    }
-
-    private static JdbcDialect parseDialect(String value) {
-        try {
-            return JdbcDialect.valueOf(value.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException(DIALECT + " must be postgresql, mysql or h2 but was '" + value + "'",
-                    e);
-        }
     }
 
     private static boolean parseBoolean(String name, String v) {

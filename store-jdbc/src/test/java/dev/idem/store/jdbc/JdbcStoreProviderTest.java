@@ -44,6 +44,15 @@ class JdbcStoreProviderTest {
     }
 
     @Test
+    void dialectSettingIsReadInAnyCaseAndNamesThePropertyWhenWrong() {
+        assertThat(JdbcDialect.fromSetting(" PostgreSQL ")).isEqualTo(JdbcDialect.POSTGRESQL);
+        assertThat(JdbcDialect.fromSetting("mysql")).isEqualTo(JdbcDialect.MYSQL);
+        assertThat(JdbcDialect.fromSetting("H2")).isEqualTo(JdbcDialect.H2);
+        assertThatThrownBy(() -> JdbcDialect.fromSetting("mariadb")).isInstanceOf(IllegalStateException.class)
+                .hasMessage("idem.store.jdbc.dialect must be postgresql, mysql or h2 but was 'mariadb'");
+    }
+
+    @Test
     void badDialectPropertyIsRejected() {
         assertThatThrownBy(() -> new JdbcStoreProvider().create(context(Map.of("idem.store.jdbc.url", URL,
                 "idem.store.jdbc.dialect", "oracle")))).isInstanceOf(IllegalStateException.class).hasMessageContaining("oracle");

@@ -3,6 +3,7 @@ package dev.idem.quarkus.runtime;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.FailureClassifier;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.IdempotencyListener;
 import dev.idem.engine.InProgressPolicy;
 import dev.idem.http.HttpIdempotency;
@@ -117,7 +118,7 @@ public class IdemProducers {
         for (StoreDecorator d : decorators) {
             used = d.decorate(used);
         }
-        IdempotencyEngine.Builder b = IdempotencyEngine.builder().store(used).lease(config.lease()).ttl(config.ttl())
+        IdempotencyEngineBuilder b = IdempotencyEngine.builder().store(used).lease(config.lease()).ttl(config.ttl())
                 .maxRequestBytes(config.maxRequestBytes()).listener(IdempotencyListener.all(listeners));
         config.inProgressWait().ifPresent(w -> b.inProgress(InProgressPolicy.waitUpTo(w)));
         if (config.nearCache() > 0) {

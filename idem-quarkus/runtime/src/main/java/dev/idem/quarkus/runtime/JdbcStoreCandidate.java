@@ -7,7 +7,6 @@ import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import io.quarkus.agroal.runtime.AgroalDataSourceUtil;
 import io.quarkus.datasource.common.runtime.DataSourceUtil;
 import jakarta.inject.Singleton;
-import java.util.Locale;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -37,7 +36,7 @@ public class JdbcStoreCandidate implements StoreCandidate {
         }
         JdbcIdempotencyStore.Builder b = JdbcIdempotencyStore.builder(dataSource.get()).tableName(p.table());
         p.schema().ifPresent(b::schema);
-        p.dialect().ifPresent(d -> b.dialect(dialect(d)));
+        p.dialect().ifPresent(d -> b.dialect(JdbcDialect.fromSetting(d)));
         p.queryTimeout().ifPresent(b::queryTimeout);
         p.maxOutcomeBytes().ifPresent(b::maxOutcomeBytes);
         JdbcIdempotencyStore store = b.build();
@@ -45,14 +44,5 @@ public class JdbcStoreCandidate implements StoreCandidate {
             store.createTableIfNotExists();
         }
         return Optional.of(store);
-    }
-
-    private static JdbcDialect dialect(String value) {
-        try {
-            return JdbcDialect.valueOf(value.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("idem.store.jdbc.dialect must be postgresql, mysql or h2 but was '" + value
-                    + "'", e);
-        }
     }
 }
