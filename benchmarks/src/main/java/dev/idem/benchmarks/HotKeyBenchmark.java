@@ -4,10 +4,9 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.RequestInProgressException;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.InProgressPolicy;
+import dev.idem.engine.RecordFormat;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
-import dev.idem.engine.internal.Fingerprinter;
-import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -73,8 +72,8 @@ public class HotKeyBenchmark {
         engine = IdempotencyEngine.builder().store(store).lease(LEASE).ttl(TTL)
                 .inProgress(InProgressPolicy.waitUpTo(Duration.ofMillis(50))).build();
         hotKey = IdempotencyKey.of("hot", StoreBenchmark.OPERATION, "hot");
-        byte[] fingerprint = new Fingerprinter(new com.fasterxml.jackson.databind.ObjectMapper(), 1024 * 1024,
-                PointerSet.EMPTY).fingerprint(StoreBenchmark.OPERATION, Documents.PAYMENT, PointerSet.EMPTY);
+        byte[] fingerprint = RecordFormat.of(new com.fasterxml.jackson.databind.ObjectMapper())
+                .fingerprint(StoreBenchmark.OPERATION, Documents.PAYMENT);
         if (!store.claim(hotKey, fingerprint, 42, Duration.ofHours(1), TTL).claimed()) {
             throw new IllegalStateException("the hot key was taken");
         }

@@ -5,10 +5,9 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.RequestInProgressException;
 import dev.idem.benchmarks.internal.HybridEnvironment;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.RecordFormat;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
-import dev.idem.engine.internal.Fingerprinter;
-import dev.idem.engine.internal.json.PointerSet;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -68,8 +67,7 @@ public class HybridBenchmark {
         conflictKey = key("conflict");
         // A holder that never finishes within the run, with the engine's own fingerprint of the
         // request, so the duplicate is a 409 and not a 422.
-        byte[] fingerprint = new Fingerprinter(new ObjectMapper(), 1024 * 1024, PointerSet.EMPTY)
-                .fingerprint(StoreBenchmark.OPERATION, Documents.PAYMENT, PointerSet.EMPTY);
+        byte[] fingerprint = RecordFormat.of(new ObjectMapper()).fingerprint(StoreBenchmark.OPERATION, Documents.PAYMENT);
         env.store().claim(conflictKey, fingerprint, 42, Duration.ofHours(1), StoreBenchmark.TTL);
     }
 

@@ -6,10 +6,9 @@ import dev.idem.api.RequestInProgressException;
 import dev.idem.benchmarks.internal.HybridEnvironment;
 import dev.idem.benchmarks.internal.HybridEnvironment.Kind;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.RecordFormat;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
-import dev.idem.engine.internal.Fingerprinter;
-import dev.idem.engine.internal.json.PointerSet;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Locale;
@@ -72,8 +71,7 @@ public final class HybridRoundTrips {
             IdempotencyEngine engine = IdempotencyEngine.builder().store(env.store()).lease(StoreBenchmark.LEASE)
                     .ttl(StoreBenchmark.TTL).build();
             String scope = "hybrid-trips-" + UUID.randomUUID();
-            byte[] fingerprint = new Fingerprinter(new ObjectMapper(), 1024 * 1024, PointerSet.EMPTY)
-                    .fingerprint(StoreBenchmark.OPERATION, Documents.PAYMENT, PointerSet.EMPTY);
+            byte[] fingerprint = RecordFormat.of(new ObjectMapper()).fingerprint(StoreBenchmark.OPERATION, Documents.PAYMENT);
             // Load every script and warm every path outside the counts.
             IdempotencyKey warm = key(scope, "warm");
             for (int i = 0; i < 3; i++) {

@@ -4,11 +4,9 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.RecordFormat;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
-import dev.idem.engine.internal.Fingerprinter;
-import dev.idem.engine.internal.OutcomeCodec;
-import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -38,9 +36,8 @@ public class MemoryReplayBenchmark {
     private static final Work<Receipt> WORK = ctx -> Receipt.OK;
 
     private IdempotencyEngine engine;
-    private Fingerprinter fingerprinter;
     private IdempotencyKey key;
-    private OutcomeCodec codec;
+    private RecordFormat format;
     private JavaType receipt;
     private byte[] outcome;
 
@@ -49,12 +46,11 @@ public class MemoryReplayBenchmark {
     public void setUp() {
         engine = IdempotencyEngine.builder().store(MemoryIdempotencyStore.create())
                 .lease(StoreBenchmark.LEASE).ttl(StoreBenchmark.TTL).build();
-        fingerprinter = new Fingerprinter(new ObjectMapper(), 1024 * 1024, PointerSet.EMPTY);
         key = IdempotencyKey.of("bench", StoreBenchmark.OPERATION, "replay");
         engine.execute(key, Documents.PAYMENT, Receipt.class, WORK);
-        codec = new OutcomeCodec(new ObjectMapper());
-        receipt = codec.mapper().constructType(Receipt.class);
-        outcome = codec.encodeSuccess(Receipt.OK);
+        format = RecordFormat.of(new ObjectMapper());
+        receipt = format.type(Receipt.class);
+        outcome = format.encodeSuccess(Receipt.OK);
     }
 
     /**
@@ -75,12 +71,12 @@ public class MemoryReplayBenchmark {
     /** Decoding the stored result, nothing else (the engine's codec, as a replay does). */
     @Benchmark
     public Object decodeAlone() {
-        return codec.decodeSuccess(outcome, receipt);
+        return format.decodeSuccess(outcome, receipt);
     }
 
     /** The fingerprint of the same request, nothing else. */
     @Benchmark
     public byte[] fingerprintAlone() {
-        return fingerprinter.fingerprint(StoreBenchmark.OPERATION, Documents.PAYMENT, PointerSet.EMPTY);
+        return format.fingerprint(StoreBenchmark.OPERATION, Documents.PAYMENT);
     }
 }

@@ -5,10 +5,9 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.CallOptions;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyEngineBuilder;
+import dev.idem.engine.RecordFormat;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
-import dev.idem.engine.internal.OutcomeCodec;
-import dev.idem.engine.internal.Sealer;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.KeyVersion;
 import dev.idem.store.memory.MemoryIdempotencyStore;
@@ -76,7 +75,7 @@ public class ProtectionBenchmark {
     private static final byte[] SEALED_FINGERPRINT = new byte[32];
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
-    private Sealer sealer;
+    private RecordFormat sealer;
     private byte[] plainOutcome;
     private byte[] sealedOutcome;
     private IdempotencyEngine engine;
@@ -99,9 +98,9 @@ public class ProtectionBenchmark {
         }
         engine = b.build();
         Payload payload = payloadOf(outcomeBytes);
-        sealer = protection == Protection.NONE ? Sealer.NONE
-                : new Sealer(KeyRing.of(key("bench-outcomes", 1)), false);
-        plainOutcome = new OutcomeCodec(new ObjectMapper()).encodeSuccess(payload);
+        sealer = RecordFormat.of(new ObjectMapper())
+                .withOutcomeKeys(protection == Protection.NONE ? null : KeyRing.of(key("bench-outcomes", 1)));
+        plainOutcome = sealer.encodeSuccess(payload);
         sealedOutcome = sealOutcome();
         work = ctx -> payload;
         keys = new IdempotencyKey[KEYS];
@@ -122,7 +121,7 @@ public class ProtectionBenchmark {
 
     /** A payload whose encoded outcome is exactly {@code bytes} long. */
     static Payload payloadOf(int bytes) {
-        OutcomeCodec codec = new OutcomeCodec(new ObjectMapper());
+        RecordFormat codec = RecordFormat.of(new ObjectMapper());
         int overhead = codec.encodeSuccess(new Payload("pay_3PZx8f2eZvKYlo2C", "")).length;
         return new Payload("pay_3PZx8f2eZvKYlo2C", "x".repeat(Math.max(0, bytes - overhead)));
     }
@@ -146,12 +145,12 @@ public class ProtectionBenchmark {
     /** Encrypting one outcome alone, as a first execution does (nothing when unprotected). */
     @Benchmark
     public byte[] sealOutcome() {
-        return sealer.seal(Sealer.Part.OUTCOME, SEALED_KEY, SEALED_FINGERPRINT, plainOutcome);
+        return sealer.sealOutcome(SEALED_KEY, SEALED_FINGERPRINT, plainOutcome);
     }
 
     /** Decrypting one outcome alone, as a replay does (nothing when unprotected). */
     @Benchmark
     public byte[] openOutcome() {
-        return sealer.open(Sealer.Part.OUTCOME, SEALED_KEY, SEALED_FINGERPRINT, sealedOutcome);
+        return sealer.openOutcome(SEALED_KEY, SEALED_FINGERPRINT, sealedOutcome);
     }
 }

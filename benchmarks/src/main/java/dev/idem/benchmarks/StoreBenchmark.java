@@ -8,11 +8,9 @@ import dev.idem.api.store.ClaimResult;
 import dev.idem.benchmarks.internal.Environment;
 import dev.idem.benchmarks.internal.RawBaseline;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.RecordFormat;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
-import dev.idem.engine.internal.Fingerprinter;
-import dev.idem.engine.internal.OutcomeCodec;
-import dev.idem.engine.internal.json.PointerSet;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -92,8 +90,7 @@ public class StoreBenchmark {
         scope = "bench-" + UUID.randomUUID();
         // The engine's own fingerprint of the request, so the held key is a true duplicate
         // (another fingerprint would be a 422, not a 409).
-        byte[] fingerprint = new Fingerprinter(new ObjectMapper(), 1024 * 1024, PointerSet.EMPTY)
-                .fingerprint(OPERATION, Documents.PAYMENT, PointerSet.EMPTY);
+        byte[] fingerprint = RecordFormat.of(new ObjectMapper()).fingerprint(OPERATION, Documents.PAYMENT);
         rawFingerprint = fingerprint.clone();
         rawOutcome = new ObjectMapper().writeValueAsBytes(Receipt.OK);
 
@@ -106,7 +103,7 @@ public class StoreBenchmark {
         // A holder that never finishes within the run: its lease outlives any trial.
         env.store().claim(conflictKey, fingerprint, 42, Duration.ofHours(1), TTL);
 
-        adapterOutcome = new OutcomeCodec(new ObjectMapper()).encodeSuccess(Receipt.OK);
+        adapterOutcome = RecordFormat.of(new ObjectMapper()).encodeSuccess(Receipt.OK);
         adapterReplayKey = key("adapter-replay");
         check(env.store().claim(adapterReplayKey, fingerprint, 5, LEASE, TTL).claimed(), "adapter replay key was not free");
         check(env.store().complete(adapterReplayKey, 5, adapterOutcome, TTL), "adapter replay key did not complete");

@@ -134,7 +134,7 @@ class BenchmarkSmokeTest {
             b.protection = protection;
             b.outcomeBytes = size;
             b.setUp();
-            assertThat(new dev.idem.engine.internal.OutcomeCodec(new ObjectMapper())
+            assertThat(dev.idem.engine.RecordFormat.of(new ObjectMapper())
                     .encodeSuccess(ProtectionBenchmark.payloadOf(size))).hasSize(size);
             for (int i = 0; i < ProtectionBenchmark.KEYS + 2; i++) {
                 Result<ProtectionBenchmark.Payload> first = b.firstExecution();

@@ -15,6 +15,7 @@ import dev.idem.api.store.StoredRecord;
 import dev.idem.api.time.Deadline;
 import dev.idem.engine.IdempotencyEvent.Type;
 import dev.idem.engine.internal.NearCache;
+import dev.idem.engine.internal.OutcomeCodec;
 import dev.idem.engine.internal.Sealer;
 import dev.idem.engine.protection.OutcomeFilter;
 import dev.idem.engine.internal.StepJournal;
@@ -517,7 +518,7 @@ final class Execution<T> {
 
     /** What the outcome filter rebuilds of a stored success, for a replay. */
     private byte[] rebuild(byte[] outcome) {
-        if (filter == null) {
+        if (filter == null || engine.codec.kind(outcome) == OutcomeCodec.Kind.BYTES) {
             return outcome;
         }
         try {

@@ -115,7 +115,8 @@ final class Recorder {
                     + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
         }
         byte[] kept = plain;
-        if (filter != null) {
+        // A filter reads JSON trees; bytes a caller rendered itself (an HTTP response frame) are not one.
+        if (filter != null && !(value instanceof StoredBytes)) {
             try {
                 kept = engine.codec.keep(filter, key, plain);
             } catch (Exception e) {

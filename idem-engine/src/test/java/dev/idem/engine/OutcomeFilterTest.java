@@ -69,6 +69,25 @@ class OutcomeFilterTest {
     }
 
     @Test
+    void bytesTheWorkRenderedAreStoredAndReplayedPastAnEngineWideFilter() {
+        // An engine-wide filter is meant for typed results; an HTTP frame or other StoredBytes is not JSON.
+        IdempotencyEngine engine = engine(b -> b.outcomeFilter(OutcomeFilter.removing("/card")));
+        byte[] rendered = {0, 1, 2, (byte) 0xff, '{'};
+        Work<StoredBytes> render = ctx -> {
+            runs.incrementAndGet();
+            return StoredBytes.of(rendered);
+        };
+
+        StoredBytes first = engine.call(key("b"), REQUEST, StoredBytes.class, render);
+        StoredBytes replay = engine.call(key("b"), REQUEST, StoredBytes.class, render);
+
+        assertThat(first.toByteArray()).isEqualTo(rendered);
+        assertThat(replay.toByteArray()).isEqualTo(rendered);
+        assertThat(store.find(key("b")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
     void anUntypedFirstCallGetsTheWholeResult() {
         IdempotencyEngine engine = engine(b -> b.outcomeFilter(OutcomeFilter.removing("/card", "/cards/0")));
         Object first = engine.execute(key("u"), REQUEST, ctx -> Map.of("card", PAN, "cards", List.of(PAN, "x")))

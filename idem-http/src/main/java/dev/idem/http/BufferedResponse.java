@@ -3,6 +3,7 @@ package dev.idem.http;
 import dev.idem.http.internal.CappedBuffer;
 import dev.idem.http.internal.StoredResponse;
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -75,6 +76,25 @@ public final class BufferedResponse {
      */
     public byte[] body() {
         return response.body();
+    }
+
+    /**
+     * The body's length in bytes, without copying it.
+     *
+     * @return the length
+     */
+    public int bodyLength() {
+        return response.bodyLength();
+    }
+
+    /**
+     * The body as a read-only buffer over it, not copied: a replay's body is a view of the stored
+     * outcome, which a server can write out as it is.
+     *
+     * @return a read-only buffer positioned at the body's start
+     */
+    public ByteBuffer bodyBuffer() {
+        return response.bodyBuffer();
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.idem.http.internal.AsyncProcessor;
 import dev.idem.http.internal.StoredResponse;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -23,6 +24,7 @@ import java.util.concurrent.CompletionStage;
  * client gets. Exactly one of {@code passThrough} and {@code send} is called per request, and
  * {@code proceed} at most once, before that {@code send}. Every step is a stage, so neither the
  * handler nor the store blocks the caller's thread; a blocking server returns completed stages.
+ * The handler's own response reaches {@code send} as the instance {@code proceed} completed with.
  * Thread-safe; build one per {@link HttpIdempotency} and share it.
  */
 public final class IdempotencyFlow {
@@ -88,7 +90,8 @@ public final class IdempotencyFlow {
          * can find it (the attribute {@link HttpIdempotency#CONTEXT_ATTRIBUTE}), and completes with
          * its response, captured and not sent. Keep at most {@code maxResponseBytes} of its body
          * ({@link BufferedResponse#bodyBuffer}); a larger response must come back larger than the
-         * store's limit, not cut to fit. Complete exceptionally with what the handler threw.
+         * store's limit, not cut to fit. Complete exceptionally with what the handler threw, or
+         * with {@link ResponseDropped} if the handler ran but its response is gone (the client left).
          *
          * @param body the request body as read
          * @param context the running execution
@@ -109,9 +112,37 @@ public final class IdempotencyFlow {
         CompletionStage<Void> send(BufferedResponse response, Map<String, String> extraHeaders);
     }
 
-    /** The public exchange seen as the shared flow's own. */
+    /**
+     * What an adapter completes {@link Exchange#proceed}'s stage with when the handler ran (or
+     * runs) but its response is gone before it was captured: the client left, and the server
+     * dropped the response or cancelled the handler. The flow's decision, the same for every
+     * adapter: the key is abandoned, neither released nor given an outcome, so it stays claimed
+     * until its lease lapses, as for a worker that died (the effect may have happened, so a retry
+     * must not run it at once; there is no outcome to store), and nothing is sent. A handler's own
+     * exception instead releases the key (or stores a final failure), and a response that was
+     * captured is stored even if sending it fails afterwards.
+     */
+    public static final class ResponseDropped extends CancellationException {
+        private static final long serialVersionUID = 1L;
+
+        /**
+         * A dropped response.
+         *
+         * @param why what the server saw, for the log
+         */
+        public ResponseDropped(String why) {
+            super(why);
+        }
+    }
+
+    /**
+     * The public exchange seen as the shared flow's own. The handler's own response is handed back
+     * to {@link Exchange#send} as the very instance {@link Exchange#proceed} gave, so an adapter can
+     * tell it from a replay or a problem by identity (and add what is never stored, such as cookies).
+     */
     private static final class Adapter implements AsyncProcessor.Exchange {
         private final Exchange exchange;
+        private volatile BufferedResponse proceeded;
 
         Adapter(Exchange exchange) {
             this.exchange = exchange;
@@ -134,12 +165,17 @@ public final class IdempotencyFlow {
 
         @Override
         public CompletionStage<StoredResponse> proceed(byte[] body, ExecutionContext context, int maxResponseBytes) {
-            return exchange.proceed(body, context, maxResponseBytes).thenApply(BufferedResponse::stored);
+            return exchange.proceed(body, context, maxResponseBytes).thenApply(response -> {
+                proceeded = response;
+                return response.stored();
+            });
         }
 
         @Override
         public CompletionStage<Void> send(StoredResponse response, Map<String, String> extraHeaders) {
-            return exchange.send(new BufferedResponse(response), extraHeaders);
+            BufferedResponse own = proceeded;
+            return exchange.send(own != null && own.stored() == response ? own : new BufferedResponse(response),
+                    extraHeaders);
         }
     }
 }

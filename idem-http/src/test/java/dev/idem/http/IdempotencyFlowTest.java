@@ -1,6 +1,7 @@
 package dev.idem.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.IdempotencyEngine;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +28,7 @@ class IdempotencyFlowTest {
     private final IdempotencyFlow flow = IdempotencyFlow.of(HttpIdempotency.builder(engine).build());
 
     /** One request; records what the flow asked of it. */
-    private static final class Recorded implements IdempotencyFlow.Exchange, IncomingRequest {
+    private static class Recorded implements IdempotencyFlow.Exchange, IncomingRequest {
         final String method;
         final Map<String, String> headers;
         final byte[] body;
@@ -163,6 +165,55 @@ class IdempotencyFlowTest {
         assertThat(new String(failing.sent.body(), StandardCharsets.UTF_8)).contains("handler-failed");
         assertThat(retry.calls).contains("proceed");
         assertThat(retry.sent.status()).isEqualTo(201);
+    }
+
+    @Test
+    void aDroppedResponseAbandonsTheKeyNeitherReleasedNorStored() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        Recorded dropped = post("k5", "{}", body -> {
+            runs.incrementAndGet();
+            return CompletableFuture.failedFuture(new IdempotencyFlow.ResponseDropped("the client left"));
+        });
+        Recorded retry = post("k5", "{}", body -> {
+            runs.incrementAndGet();
+            return created(body);
+        });
+
+        assertThatThrownBy(() -> run(dropped)).hasCauseInstanceOf(CancellationException.class);
+        run(retry);
+
+        assertThat(dropped.calls).as("nobody to answer").containsExactly("readBody", "proceed");
+        assertThat(retry.calls).as("the key is still claimed: the effect may have happened").doesNotContain("proceed");
+        assertThat(retry.sent.status()).isEqualTo(409);
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void aResponseWhoseSendingFailsIsStoredAndReplayedAndTheOwnResponseIsSentAsItself() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        BufferedResponse own = new BufferedResponse(201, Map.of("Content-Type", List.of("application/json")),
+                "{\"id\":7}".getBytes(StandardCharsets.UTF_8));
+        Recorded first = new Recorded("POST", Map.of("Idempotency-Key", "k6", "X-User", "alice", "Content-Type",
+                "application/json"), "{}", body -> {
+            runs.incrementAndGet();
+            return CompletableFuture.completedFuture(own);
+        }) {
+            @Override
+            public CompletionStage<Void> send(BufferedResponse response, Map<String, String> extraHeaders) {
+                super.send(response, extraHeaders);
+                return CompletableFuture.failedFuture(new java.io.IOException("broken pipe"));
+            }
+        };
+        Recorded retry = post("k6", "{}", IdempotencyFlowTest::created);
+
+        assertThatThrownBy(() -> run(first)).hasRootCauseInstanceOf(java.io.IOException.class);
+        run(retry);
+
+        assertThat(first.sent).as("the handler's own response, as the adapter gave it").isSameAs(own);
+        assertThat(retry.calls).doesNotContain("proceed");
+        assertThat(retry.extra).containsEntry(HttpIdempotency.IDEMPOTENCY_STATUS, "replayed");
+        assertThat(retry.sent.body()).isEqualTo(own.body());
+        assertThat(runs).hasValue(1);
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.KeyVersion;
+import dev.idem.engine.protection.OutcomeFilter;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -142,6 +143,20 @@ class ProtectedResponsesHttpTest {
         String base64 = java.util.Base64.getEncoder().encodeToString(Arrays.copyOfRange(first.body(), 0, 30));
         assertThat(holds(stored(), base64.substring(0, 36))).isFalse();
         assertThat(holds(stored(), "Location")).isFalse();
+        assertThat(RUNS).hasValue(1);
+    }
+
+    @Test
+    void anEngineWideOutcomeFilterForTypedResultsLeavesHttpResponsesAlone() throws Exception {
+        // The Spring starter hands an application's OutcomeFilter bean to the engine: the HTTP layer stores
+        // frames of bytes, which such a filter cannot read, and must neither fail nor filter them.
+        serve(b -> b.outcomeFilter(OutcomeFilter.removing("/card")));
+        HttpResponse<byte[]> first = post();
+        HttpResponse<byte[]> replay = post();
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(replay.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(replay.body()).isEqualTo(first.body());
         assertThat(RUNS).hasValue(1);
     }
 

@@ -9,9 +9,8 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.InvalidRequestException;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.JsonCodec;
+import dev.idem.engine.RecordFormat;
 import dev.idem.engine.Result;
-import dev.idem.engine.internal.Fingerprinter;
-import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -34,8 +33,7 @@ class Jackson3JsonCodecTest {
     private static final JsonCodec JACKSON2 = JsonCodec.jackson2(new ObjectMapper());
 
     private static String hex(JsonCodec codec, String operation, Object request) {
-        Fingerprinter f = new Fingerprinter(codec, 1 << 20, PointerSet.EMPTY);
-        return HexFormat.of().formatHex(f.fingerprint(operation, request, PointerSet.EMPTY));
+        return HexFormat.of().formatHex(RecordFormat.of(codec).fingerprint(operation, request));
     }
 
     @Test

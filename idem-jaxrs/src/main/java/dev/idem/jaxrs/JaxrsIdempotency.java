@@ -181,9 +181,11 @@ public final class JaxrsIdempotency {
     }
 
     /**
-     * The caller stopped waiting for {@code request} (its thread was interrupted): a handler not
-     * yet started never runs (the key is released); a running one's outcome is dropped as a
-     * cancellation, so the key stays claimed until its lease lapses (its effect may be under way).
+     * The caller stopped waiting for {@code request} (its thread was interrupted), or the server
+     * dropped its response (the client left): a handler not yet started never runs (the key is
+     * released); a running or finished one's response is dropped
+     * ({@link dev.idem.http.IdempotencyFlow.ResponseDropped}), so the key stays claimed until its
+     * lease lapses (its effect may have happened).
      *
      * @param request the request
      */

@@ -41,6 +41,11 @@ import java.util.List;
  * exception) and the record stays as it is, so a later retry may succeed. {@code rebuild} also
  * sees records written before the filter was set: return such a tree unchanged. Implementations
  * are thread-safe.
+ *
+ * <p>A filter applies to results written as JSON. A {@link dev.idem.engine.StoredBytes} result
+ * is stored as the work rendered it: its producer decides what it holds (idem-http's
+ * {@code ResponseFilter} does for HTTP responses), so an engine-wide filter meant for typed
+ * results never fails a call that stores bytes.
  */
 public interface OutcomeFilter {
     /**

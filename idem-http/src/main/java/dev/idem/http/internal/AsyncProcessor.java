@@ -90,7 +90,8 @@ public final class AsyncProcessor {
         }
         return result.handle((r, e) -> {
             if (e != null && unwrap(e) instanceof CancellationException c) {
-                // The server stopped the handler (its client left): there is no one to answer.
+                // The client left (IdempotencyFlow.ResponseDropped, or the server cancelled the handler):
+                // the engine keeps the key claimed until its lease lapses, and there is no one to answer.
                 return CompletableFuture.<Void>failedFuture(c);
             }
             Processor.Reply reply = e == null ? processor.answered(r, sent.get()) : processor.failed(call, unwrap(e));

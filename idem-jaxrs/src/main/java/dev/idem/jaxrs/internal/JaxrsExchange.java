@@ -16,7 +16,6 @@ import java.security.Principal;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
@@ -135,7 +134,7 @@ public final class JaxrsExchange implements IdempotencyFlow.Exchange, IncomingRe
     public CompletionStage<BufferedResponse> proceed(byte[] body, ExecutionContext context, int maxResponseBytes) {
         if (!phase.compareAndSet(Phase.ADMISSION, Phase.HANDLER)) {
             // The filter gave up waiting and nothing ran: a plain (transient) failure, so the engine
-            // releases the key at once. (A CancellationException would keep it until the lease lapses.)
+            // releases the key at once. (ResponseDropped would keep it until the lease lapses.)
             return CompletableFuture.failedFuture(new IllegalStateException("the request was abandoned before its handler"));
         }
         responseCap = maxResponseBytes;
@@ -167,13 +166,13 @@ public final class JaxrsExchange implements IdempotencyFlow.Exchange, IncomingRe
 
     /**
      * The filter stopped waiting (its thread was interrupted): a handler not yet started never will;
-     * a running one's outcome is dropped as a cancellation, which keeps the key claimed until its
-     * lease lapses, since its effect may still be under way.
+     * a running one's response is dropped ({@link IdempotencyFlow.ResponseDropped}: the flow keeps the
+     * key claimed until its lease lapses, since its effect may still be under way).
      */
     public void abandon() {
         if (!phase.compareAndSet(Phase.ADMISSION, Phase.ABANDONED)
                 && phase.compareAndSet(Phase.HANDLER, Phase.ABANDONED)) {
-            handler.completeExceptionally(new CancellationException("the request was abandoned"));
+            handler.completeExceptionally(new IdempotencyFlow.ResponseDropped("the request was abandoned"));
         }
     }
 

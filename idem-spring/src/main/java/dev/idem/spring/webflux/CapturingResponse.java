@@ -1,6 +1,6 @@
 package dev.idem.spring.webflux;
 
-import dev.idem.http.internal.StoredResponse;
+import dev.idem.http.BufferedResponse;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -149,11 +149,11 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
     }
 
     /** The response as written so far (200 if no status was set). */
-    synchronized StoredResponse captured() {
+    synchronized BufferedResponse captured() {
         Map<String, List<String>> copy = new LinkedHashMap<>();
         headers.forEach((name, values) -> copy.put(name, List.copyOf(values)));
         // The cap is one byte over what the store holds, so a body cut short here is still refused as too large.
-        return new StoredResponse(status == null ? 200 : status.value(), copy, body.toByteArray());
+        return new BufferedResponse(status == null ? 200 : status.value(), copy, body.toByteArray());
     }
 
     /** The cookies the handler set, for its own (first) response; never stored. */

@@ -1,7 +1,7 @@
 package dev.idem.spring.webflux;
 
 import dev.idem.http.HttpIdempotency;
-import dev.idem.http.internal.AsyncProcessor;
+import dev.idem.http.IdempotencyFlow;
 import java.security.Principal;
 import java.util.Objects;
 import java.util.Locale;
@@ -41,7 +41,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
     private static final Set<String> STREAMING_TYPES = Set.of("text/event-stream", "application/x-ndjson",
             "application/stream+json", "application/jsonl");
     private final HttpIdempotency config;
-    private final AsyncProcessor processor;
+    private final IdempotencyFlow flow;
     private final int order;
 
     /**
@@ -61,7 +61,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
      */
     public IdempotencyWebFilter(HttpIdempotency config, int order) {
         this.config = Objects.requireNonNull(config, "config");
-        this.processor = new AsyncProcessor(config);
+        this.flow = IdempotencyFlow.of(config);
         this.order = order;
     }
 
@@ -78,7 +78,7 @@ public final class IdempotencyWebFilter implements WebFilter, Ordered {
                 .flatMap(principal -> Mono.deferContextual(context -> {
                     WebFluxExchange ex = new WebFluxExchange(exchange, chain, principal, context);
                     // The flow runs as futures; when the client leaves, stop what it still runs.
-                    return Mono.fromCompletionStage(() -> processor.handle(ex)).doOnCancel(ex::cancel);
+                    return Mono.fromCompletionStage(() -> flow.handle(ex)).doOnCancel(ex::cancel);
                 }));
     }
 

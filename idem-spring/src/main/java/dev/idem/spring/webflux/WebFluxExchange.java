@@ -1,10 +1,10 @@
 package dev.idem.spring.webflux;
 
 import dev.idem.engine.ExecutionContext;
+import dev.idem.http.BufferedResponse;
 import dev.idem.http.HttpIdempotency;
+import dev.idem.http.IdempotencyFlow;
 import dev.idem.http.IncomingRequest;
-import dev.idem.http.internal.AsyncProcessor;
-import dev.idem.http.internal.StoredResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.ArrayList;
@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,11 +32,11 @@ import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 /**
- * One WebFlux exchange as the {@link AsyncProcessor} sees it. Every part of the chain it runs
+ * One WebFlux exchange as the {@link IdempotencyFlow} sees it. Every part of the chain it runs
  * is subscribed with the filter's Reactor context, so what upstream filters put there (Spring
  * Security's context, an observation) reaches the handler. Not API.
  */
-final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest {
+final class WebFluxExchange implements IdempotencyFlow.Exchange, IncomingRequest {
     private static final boolean SECURITY = ClassUtils.isPresent(
             "org.springframework.security.core.context.ReactiveSecurityContextHolder", WebFluxExchange.class.getClassLoader());
 
@@ -46,7 +45,7 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
     private final Optional<String> principal;
     private final ContextView context;
     private volatile CapturingResponse capture;
-    private volatile StoredResponse captured;
+    private volatile BufferedResponse captured;
     /** What this exchange is running (reading, the handler, sending), cancelled if the client leaves. */
     private final Set<CompletableFuture<?>> running = ConcurrentHashMap.newKeySet();
     private volatile boolean cancelled;
@@ -139,7 +138,7 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
      */
     private <T> CompletableFuture<T> run(Mono<T> step) {
         if (cancelled) {
-            return CompletableFuture.failedFuture(new CancellationException("the client left"));
+            return CompletableFuture.failedFuture(new IdempotencyFlow.ResponseDropped("the client left"));
         }
         CompletableFuture<T> future = step.contextWrite(context).toFuture();
         running.add(future);
@@ -178,7 +177,7 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
     }
 
     @Override
-    public CompletionStage<StoredResponse> proceed(byte[] body, ExecutionContext execution, int maxResponseBytes) {
+    public CompletionStage<BufferedResponse> proceed(byte[] body, ExecutionContext execution, int maxResponseBytes) {
         ServerHttpRequest request = new ServerHttpRequestDecorator(exchange.getRequest()) {
             @Override
             public Flux<DataBuffer> getBody() {
@@ -190,7 +189,7 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
         capture = response;
         ServerWebExchange buffered = exchange.mutate().request(request).response(response).build();
         buffered.getAttributes().put(HttpIdempotency.CONTEXT_ATTRIBUTE, execution);
-        Mono<StoredResponse> capturedResponse = Mono.fromSupplier(() -> {
+        Mono<BufferedResponse> capturedResponse = Mono.fromSupplier(() -> {
             captured = response.captured();
             return captured;
         });
@@ -206,7 +205,7 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
     }
 
     /** The answer to a handler that streams on a covered route: a stream has no whole outcome to store. */
-    private StoredResponse streaming(CapturingResponse.Streaming e) {
+    private BufferedResponse streaming(CapturingResponse.Streaming e) {
         String detail = "The handler of " + method() + " " + exchange.getRequest().getPath().value() + " streams its "
                 + "response (" + e.contentType() + "), but idem stores a covered response whole before sending it, so "
                 + "a stream is never answered. Remove this route from idem.http.routes (streaming responses cannot "
@@ -214,17 +213,17 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
         return problemResponse(500, "streaming-response", "Streaming response on an idempotent route", detail);
     }
 
-    private static StoredResponse problem(ErrorResponse e) {
+    private static BufferedResponse problem(ErrorResponse e) {
         org.springframework.http.ProblemDetail p = e.getBody();
         return problemJson(e.getStatusCode().value(), String.valueOf(p.getType()),
                 p.getTitle() == null ? "" : p.getTitle(), p.getDetail());
     }
 
-    private static StoredResponse problemResponse(int status, String slug, String title, String detail) {
+    private static BufferedResponse problemResponse(int status, String slug, String title, String detail) {
         return problemJson(status, HttpIdempotency.PROBLEM_TYPE_PREFIX + slug, title, detail);
     }
 
-    private static StoredResponse problemJson(int status, String type, String title, String detail) {
+    private static BufferedResponse problemJson(int status, String type, String title, String detail) {
         StringBuilder json = new StringBuilder("{\"type\":").append(quote(type))
                 .append(",\"title\":").append(quote(title))
                 .append(",\"status\":").append(status);
@@ -232,7 +231,7 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
             json.append(",\"detail\":").append(quote(detail));
         }
         json.append('}');
-        return new StoredResponse(status, Map.of("Content-Type", List.of("application/problem+json")),
+        return new BufferedResponse(status, Map.of("Content-Type", List.of("application/problem+json")),
                 json.toString().getBytes(StandardCharsets.UTF_8));
     }
 
@@ -251,7 +250,7 @@ final class WebFluxExchange implements AsyncProcessor.Exchange, IncomingRequest 
     }
 
     @Override
-    public CompletionStage<Void> send(StoredResponse stored, Map<String, String> extraHeaders) {
+    public CompletionStage<Void> send(BufferedResponse stored, Map<String, String> extraHeaders) {
         ServerHttpResponse response = exchange.getResponse();
         response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
         HttpHeaders headers = response.getHeaders();

@@ -4,6 +4,7 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.api.time.Sleeper;
@@ -15,6 +16,7 @@ import dev.idem.store.hybrid.internal.GateClock;
 import dev.idem.store.hybrid.internal.GateKeys;
 import dev.idem.store.hybrid.internal.GatedOperations;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.store.redis.RedisKeyLayout;
 import dev.idem.store.redis.RedisScriptClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -106,7 +108,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
     public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
         boolean done = ops.fenced(key, fencingToken, () -> truth.complete(key, fencingToken, outcome, ttl), ok -> ok);
         if (done) {
-            ops.finished(key, fencingToken, 'C', ttl.toMillis());
+            ops.finished(key, fencingToken, RecordState.COMPLETED, ttl.toMillis());
         }
         return done;
     }
@@ -117,7 +119,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
         boolean done = ops.fenced(key, fencingToken, () -> truth.release(key, fencingToken), ok -> ok);
         if (done) {
             // The database keeps the released record's expiry, which this call does not know.
-            ops.finished(key, fencingToken, 'R', GatedOperations.UNKNOWN_MS);
+            ops.finished(key, fencingToken, RecordState.RELEASED, GatedOperations.UNKNOWN_MS);
         }
         return done;
     }
@@ -189,7 +191,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
             refusedIfOurs(e, key, fencingToken);
             throw e;
         }
-        ops.finished(key, fencingToken, 'C', ttl.toMillis());
+        ops.finished(key, fencingToken, RecordState.COMPLETED, ttl.toMillis());
         return result;
     }
 
@@ -211,7 +213,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
         boolean done = truth.completeWithin(handle, key, fencingToken, outcome, ttl);
         if (done) {
             long ttlMs = ttl.toMillis();
-            handle.afterCommit(() -> ops.finished(key, fencingToken, 'C', ttlMs));
+            handle.afterCommit(() -> ops.finished(key, fencingToken, RecordState.COMPLETED, ttlMs));
         } else {
             ops.refused(key, fencingToken);
         }
@@ -329,19 +331,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
          * @return this builder
          */
         public Builder keyPrefix(String keyPrefix) {
-            Objects.requireNonNull(keyPrefix, "keyPrefix");
-            if (keyPrefix.length() > 64) {
-                throw new IllegalArgumentException("keyPrefix must be at most 64 characters but was "
-                        + keyPrefix.length() + ": " + keyPrefix);
-            }
-            for (int i = 0; i < keyPrefix.length(); i++) {
-                char c = keyPrefix.charAt(i);
-                if (c == '{' || c == '}' || Character.isISOControl(c)) {
-                    throw new IllegalArgumentException("keyPrefix must not contain '{', '}' or control characters"
-                            + " but was \"" + keyPrefix + "\" (index " + i + ")");
-                }
-            }
-            this.keyPrefix = keyPrefix;
+            this.keyPrefix = RedisKeyLayout.checkPrefix(keyPrefix);
             return this;
         }
 

@@ -10,7 +10,6 @@ import dev.idem.api.store.StoreLimits;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.store.redis.internal.Await;
 import dev.idem.store.redis.internal.LuaScript;
-import dev.idem.store.redis.internal.RecordKeys;
 import dev.idem.store.redis.internal.ReplicatedRunner;
 import dev.idem.store.redis.internal.Replies;
 import dev.idem.store.redis.internal.Replies.MalformedReplyException;
@@ -63,7 +62,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private final RedisScriptClient scripts;
     private final String keyPrefix;
-    private final RecordKeys keys;
+    private final RedisKeyLayout keys;
     private final ReplicatedRunner replicated;
     private final int maxOutcomeBytes;
     private final int waitReplicas;
@@ -75,7 +74,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private RedisIdempotencyStore(Builder b) {
         this.scripts = b.scripts;
         this.keyPrefix = b.keyPrefix;
-        this.keys = new RecordKeys(b.keyPrefix);
+        this.keys = RedisKeyLayout.withPrefix(b.keyPrefix);
         this.replicated = new ReplicatedRunner(b.scripts, b.waitReplicas, b.waitTimeout.toMillis());
         this.maxOutcomeBytes = b.maxOutcomeBytes;
         this.waitReplicas = b.waitReplicas;
@@ -120,7 +119,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(fingerprint, "fingerprint");
         long leaseMillis = millis("lease", lease);
         long ttlMillis = millis("ttl", ttl);
-        byte[] recordKey = keys.of(key);
+        byte[] recordKey = keys.redisKey(key);
         return replicated.run(LuaScript.CLAIM, recordKey,
                 List.of(fingerprint, text(fencingToken), text(leaseMillis), text(ttlMillis), now(), waitFlag))
                 .thenCompose(reply -> {
@@ -172,7 +171,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         Objects.requireNonNull(key, "key");
         StoreLimits.checkSize("outcome", outcome, maxOutcomeBytes);
         long ttlMillis = millis("ttl", ttl);
-        return fencedWrite(LuaScript.COMPLETE, "outcome", keys.of(key),
+        return fencedWrite(LuaScript.COMPLETE, "outcome", keys.redisKey(key),
                 List.of(text(fencingToken), outcome, text(ttlMillis), now(), waitFlag));
     }
 
@@ -185,7 +184,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     CompletionStage<Boolean> checkpointAsync(IdempotencyKey key, long fencingToken, byte[] journal) {
         Objects.requireNonNull(key, "key");
         StoreLimits.checkSize("journal", journal, maxOutcomeBytes);
-        return fencedWrite(LuaScript.CHECKPOINT, "step journal", keys.of(key),
+        return fencedWrite(LuaScript.CHECKPOINT, "step journal", keys.redisKey(key),
                 List.of(text(fencingToken), journal, now()));
     }
 
@@ -209,7 +208,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     CompletionStage<Boolean> releaseAsync(IdempotencyKey key, long fencingToken) {
         Objects.requireNonNull(key, "key");
-        return scripts.run(LuaScript.RELEASE, keys.of(key), List.of(text(fencingToken), now()))
+        return scripts.run(LuaScript.RELEASE, keys.redisKey(key), List.of(text(fencingToken), now()))
                 .thenApply(reply -> flag(LuaScript.RELEASE, reply));
     }
 
@@ -229,7 +228,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     CompletionStage<Optional<Instant>> extendLeaseAsync(IdempotencyKey key, long fencingToken, Duration lease) {
         Objects.requireNonNull(key, "key");
         long leaseMillis = millis("lease", lease);
-        return replicated.run(LuaScript.EXTEND, keys.of(key), List.of(text(fencingToken), text(leaseMillis), now()))
+        return replicated.run(LuaScript.EXTEND, keys.redisKey(key), List.of(text(fencingToken), text(leaseMillis), now()))
                 .thenApply(reply -> {
                     Optional<Instant> deadline = deadline(reply.value());
                     if (deadline.isPresent() && replicated.tooFew(reply)) {
@@ -263,7 +262,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     CompletionStage<Optional<StoredRecord>> findAsync(IdempotencyKey key) {
         Objects.requireNonNull(key, "key");
-        return scripts.run(LuaScript.FIND, keys.of(key), List.of(now())).thenApply(reply -> record(key, reply));
+        return scripts.run(LuaScript.FIND, keys.redisKey(key), List.of(now())).thenApply(reply -> record(key, reply));
     }
 
     private static Optional<StoredRecord> record(IdempotencyKey key, @Nullable Object reply) {
@@ -308,22 +307,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return "RedisIdempotencyStore[prefix=" + keyPrefix + ", maxOutcomeBytes=" + maxOutcomeBytes
                 + (waitReplicas > 0 ? ", wait=" + waitReplicas + "/" + waitTimeout.toMillis() + "ms" : "")
                 + ", client=" + scripts + "]";
-    }
-
-    static String checkKeyPrefix(String keyPrefix) {
-        Objects.requireNonNull(keyPrefix, "keyPrefix");
-        if (keyPrefix.length() > 64) {
-            throw new IllegalArgumentException(
-                    "keyPrefix must be at most 64 characters but was " + keyPrefix.length() + ": " + keyPrefix);
-        }
-        for (int i = 0; i < keyPrefix.length(); i++) {
-            char c = keyPrefix.charAt(i);
-            if (c == '{' || c == '}' || Character.isISOControl(c)) {
-                throw new IllegalArgumentException("keyPrefix must not contain '{', '}' or control characters but was \""
-                        + keyPrefix + "\" (index " + i + ")");
-            }
-        }
-        return keyPrefix;
     }
 
     private static long millis(String name, Duration d) {
@@ -391,7 +374,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
          * @return this builder
          */
         public Builder keyPrefix(String keyPrefix) {
-            this.keyPrefix = checkKeyPrefix(keyPrefix);
+            this.keyPrefix = RedisKeyLayout.checkPrefix(keyPrefix);
             return this;
         }
 

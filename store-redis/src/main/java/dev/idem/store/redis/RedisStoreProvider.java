@@ -124,7 +124,7 @@ public final class RedisStoreProvider implements StoreProvider {
 
     private static String prefix(String value) {
         try {
-            return RedisIdempotencyStore.checkKeyPrefix(value);
+            return RedisKeyLayout.checkPrefix(value);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException(PREFIX + ": " + e.getMessage(), e);
         }

@@ -10,7 +10,7 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
-import dev.idem.store.redis.internal.RecordKeys;
+import dev.idem.store.redis.RedisKeyLayout;
 import dev.idem.store.redis.jedis.JedisScriptClient;
 import dev.idem.store.redis.lettuce.LettuceScriptClient;
 import io.lettuce.core.RedisClient;
@@ -135,10 +135,10 @@ class RedisClientFailureTest {
     }
 
     private IdempotencyKey keyOnMaster(int master, String prefix) {
-        RecordKeys keys = new RecordKeys(RedisIdempotencyStore.DEFAULT_KEY_PREFIX);
+        RedisKeyLayout keys = RedisKeyLayout.withPrefix(RedisIdempotencyStore.DEFAULT_KEY_PREFIX);
         for (int i = 0;; i++) {
             IdempotencyKey k = key(prefix + i);
-            if (EmbeddedRedis.masterOfSlot(JedisClusterCRC16.getSlot(keys.of(k)), 3) == master) {
+            if (EmbeddedRedis.masterOfSlot(JedisClusterCRC16.getSlot(keys.redisKey(k)), 3) == master) {
                 return k;
             }
         }
@@ -156,7 +156,7 @@ class RedisClientFailureTest {
             int attempt = 0;
             do {
                 k = keyOnMaster(0, "storm-" + attempt++ + "-");
-                slot = JedisClusterCRC16.getSlot(new RecordKeys(RedisIdempotencyStore.DEFAULT_KEY_PREFIX).of(k));
+                slot = JedisClusterCRC16.getSlot(RedisKeyLayout.withPrefix(RedisIdempotencyStore.DEFAULT_KEY_PREFIX).redisKey(k));
             } while (master0.clusterCountKeysInSlot(slot) > 0);
             IdempotencyKey key = k;
             stormOn(store, key, slot, ports, master0, master1);

@@ -3,7 +3,7 @@ package dev.idem.store.redis;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.tck.EncryptionAtRestContract;
 import dev.idem.engine.tck.RawBytes;
-import dev.idem.store.redis.internal.RecordKeys;
+import dev.idem.store.redis.RedisKeyLayout;
 import dev.idem.store.tck.StoreFixture;
 
 /** What a real three-master Redis Cluster holds for a record (its hash, read with Jedis) once outcomes are protected. */
@@ -15,6 +15,7 @@ class RedisClusterEncryptionAtRestTest extends EncryptionAtRestContract {
 
     @Override
     protected byte[] rawRecord(IdempotencyKey key) {
-        return RawBytes.ofEntries(ClusterClients.A.hgetAll(new RecordKeys(RedisIdempotencyStore.DEFAULT_KEY_PREFIX).of(key)));
+        return RawBytes.ofEntries(ClusterClients.A.hgetAll(
+                RedisKeyLayout.withPrefix(RedisIdempotencyStore.DEFAULT_KEY_PREFIX).redisKey(key)));
     }
 }

@@ -3,7 +3,7 @@ package dev.idem.store.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.api.IdempotencyKey;
-import dev.idem.store.redis.internal.RecordKeys;
+import dev.idem.store.redis.RedisKeyLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
@@ -20,9 +20,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 class RedisClusterLayoutTest {
     @Test
     void theSlotIsPickedByTheStoresTagNotByUserText() {
-        RecordKeys keys = new RecordKeys("idem:");
+        RedisKeyLayout keys = RedisKeyLayout.withPrefix("idem:");
         IdempotencyKey k = IdempotencyKey.of("{tenant}", "op{x}", "{k}");
-        byte[] rk = keys.of(k);
+        byte[] rk = keys.redisKey(k);
         String text = new String(rk, StandardCharsets.UTF_8);
         String tag = text.substring(text.indexOf('{') + 1, text.indexOf('}'));
         assertThat(text).startsWith("idem:{" + tag + "}");
@@ -32,12 +32,12 @@ class RedisClusterLayoutTest {
 
     @Test
     void recordsOfOneTenantSpreadOverEveryMaster() {
-        RecordKeys keys = new RecordKeys("idem:");
+        RedisKeyLayout keys = RedisKeyLayout.withPrefix("idem:");
         Set<Integer> masters = new HashSet<>();
         int masterCount = EmbeddedRedis.clusterPorts().size();
         for (int i = 0; i < 60; i++) {
             // User text with braces must not pin every record of the tenant to one slot.
-            int slot = JedisClusterCRC16.getSlot(keys.of(IdempotencyKey.of("{tenant-1}", "{op}", "k" + i)));
+            int slot = JedisClusterCRC16.getSlot(keys.redisKey(IdempotencyKey.of("{tenant-1}", "{op}", "k" + i)));
             masters.add(EmbeddedRedis.masterOfSlot(slot, masterCount));
         }
         assertThat(masters).hasSize(masterCount);

@@ -9,7 +9,7 @@ import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.ClaimResult.Status;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
-import dev.idem.store.redis.internal.RecordKeys;
+import dev.idem.store.redis.RedisKeyLayout;
 import dev.idem.store.redis.jedis.JedisScriptClient;
 import dev.idem.store.redis.lettuce.LettuceScriptClient;
 import java.net.InetAddress;
@@ -56,7 +56,7 @@ class RedisIdempotencyStoreTest {
     }
 
     private static byte[] recordKey(String prefix, IdempotencyKey k) {
-        return new RecordKeys(prefix).of(k);
+        return RedisKeyLayout.withPrefix(prefix).redisKey(k);
     }
 
     @ParameterizedTest

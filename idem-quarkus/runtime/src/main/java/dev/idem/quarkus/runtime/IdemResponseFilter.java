@@ -44,10 +44,8 @@ public class IdemResponseFilter implements ContainerResponseFilter {
         ResteasyReactiveRequestContext context = RestBodyReader.context(request);
         if (context.getResponse() == null) {
             // The client went and Quarkus REST dropped the response before this filter ran (seen
-            // under load): the handler finished, so its effect may have happened, but its answer is
-            // gone. Failing here would reach the flow as the handler's exception and release the key,
-            // letting a retry run the effect again; abandoning keeps the key claimed until its lease
-            // lapses, as for a worker that died.
+            // under load): reported to the flow as a dropped response (IdempotencyFlow.ResponseDropped),
+            // whose decision is every adapter's: the key stays claimed until its lease lapses.
             for (JaxrsIdempotency core : rest.cores()) {
                 core.abandon(request);
             }

@@ -58,60 +58,60 @@ public final class Gate {
     }
 
     /** The claim script: answer, predict, or say the database must decide. */
-    GateReply claim(IdempotencyKey key, byte[] fingerprint, long token, long leaseMs, long ttlMs, String nonce) {
+    GateReply<ClaimAction> claim(IdempotencyKey key, byte[] fingerprint, long token, long leaseMs, long ttlMs, String nonce) {
         GateKeys.Located at = keys.locate(key);
         Object reply = run(GateScript.CLAIM, at.redisKey(), at.digest(), fingerprint, text(token), text(leaseMs),
                 text(ttlMs), ascii(clock.nowArgument()), text(marginMs), ascii(nonce), text(pendingMs), text(padMs),
                 ascii(clock.sentArgument()));
-        return parse(reply);
+        return parse(reply, ClaimAction.class);
     }
 
     /**
      * Writes the database's record if the gate still holds what the caller saw.
      *
      * @param expect the nonce the caller saw ("" for none)
-     * @param release whether the caller's pending claim (action D) is done
+     * @param release whether the caller's pending claim ({@link ClaimAction#ASK_DATABASE}) is done
      * @param rec the database's record, with instants on the gate's clock, or null to write U
      * @param untilMs how long (from the script's now) a U written instead lasts at least
-     * @return W, S or U (see {@code fix.lua})
+     * @return written, kept the same knowledge, or now unknown (see {@code fix.lua})
      */
-    char fix(IdempotencyKey key, String expect, boolean release, @Nullable GateSnapshot rec, long untilMs) {
+    GateWrite fix(IdempotencyKey key, String expect, boolean release, @Nullable GateSnapshot rec, long untilMs) {
         GateKeys.Located at = keys.locate(key);
         byte[] none = new byte[0];
         boolean kept = rec != null && rec.outcome() != null && rec.outcome().length <= maxOutcomeBytes;
         Object reply = run(GateScript.FIX, at.redisKey(), at.digest(), ascii(expect), ascii(nonce()),
                 ascii(release ? "1" : "0"), ascii(clock.nowArgument()), text(padMs),
                 text(untilMs),
-                ascii(rec == null ? "U" : String.valueOf(rec.state().code())),
+                letter(rec == null ? GateState.UNKNOWN : GateState.of(rec.state())),
                 rec == null ? none : rec.fingerprint(), text(rec == null ? 0 : rec.token()),
                 text(rec == null ? 0 : rec.attempt()), text(rec == null ? 0 : rec.created()),
                 text(rec == null ? 0 : rec.lease()), text(rec == null ? 0 : rec.expires()),
                 kept ? rec.outcome() : none, ascii(kept ? "0" : "1"));
-        return letter(reply, GateScript.FIX);
+        return write(reply, GateScript.FIX);
     }
 
-    /** The database completed ('C') or released ('R') the token's record. */
-    char finished(IdempotencyKey key, long token, char how, long untilMs) {
+    /** The database completed or released ({@code how}) the token's record. */
+    GateWrite finished(IdempotencyKey key, long token, RecordState how, long untilMs) {
         GateKeys.Located at = keys.locate(key);
-        return letter(run(GateScript.FINISHED, at.redisKey(), at.digest(), text(token), ascii(clock.nowArgument()),
-                text(padMs), ascii(nonce()), text(untilMs), ascii(String.valueOf(how))), GateScript.FINISHED);
+        return write(run(GateScript.FINISHED, at.redisKey(), at.digest(), text(token), ascii(clock.nowArgument()),
+                text(padMs), ascii(nonce()), text(untilMs), letter(GateState.of(how))), GateScript.FINISHED);
     }
 
     /** The database extended the token's lease to at least {@code leaseAt} on the gate's clock. */
-    char extended(IdempotencyKey key, long token, long leaseAt, long untilMs) {
+    GateWrite extended(IdempotencyKey key, long token, long leaseAt, long untilMs) {
         GateKeys.Located at = keys.locate(key);
-        return letter(run(GateScript.EXTENDED, at.redisKey(), at.digest(), text(token), ascii(clock.nowArgument()),
+        return write(run(GateScript.EXTENDED, at.redisKey(), at.digest(), text(token), ascii(clock.nowArgument()),
                 text(padMs), ascii(nonce()), text(leaseAt), text(untilMs)), GateScript.EXTENDED);
     }
 
     /**
      * The database refused the token: the gate must not keep showing it in progress. With
-     * {@code wait}, a predicted claim of that token is left alone and reported (P): it may not
-     * have reached the database yet.
+     * {@code wait}, a predicted claim of that token is left alone and reported
+     * ({@link GateWrite#PREDICTION_PENDING}): it may not have reached the database yet.
      */
-    char refused(IdempotencyKey key, long token, boolean wait) {
+    GateWrite refused(IdempotencyKey key, long token, boolean wait) {
         GateKeys.Located at = keys.locate(key);
-        return letter(run(GateScript.REFUSED, at.redisKey(), at.digest(), text(token), ascii(clock.nowArgument()),
+        return write(run(GateScript.REFUSED, at.redisKey(), at.digest(), text(token), ascii(clock.nowArgument()),
                 text(padMs), ascii(nonce()), text(marginMs), ascii(wait ? "1" : "0")), GateScript.REFUSED);
     }
 
@@ -119,21 +119,23 @@ public final class Gate {
      * The database journaled a step of the token's claim: the gate's IN_PROGRESS or RELEASED
      * record of that token becomes U, since the gate keeps no journal.
      */
-    char journaled(IdempotencyKey key, long token) {
+    GateWrite journaled(IdempotencyKey key, long token) {
         GateKeys.Located at = keys.locate(key);
-        return letter(run(GateScript.REFUSED, at.redisKey(), at.digest(), text(token), ascii(clock.nowArgument()),
+        return write(run(GateScript.REFUSED, at.redisKey(), at.digest(), text(token), ascii(clock.nowArgument()),
                 text(padMs), ascii(nonce()), text(marginMs), ascii("J")), GateScript.REFUSED);
     }
 
     /**
-     * A read of the database found {@code state} (null: nothing live). The reply's action is P
-     * (answer the gate's predicted claim, carried in the reply), U or K.
+     * A read of the database found {@code state} (null: nothing live); the reply says what the
+     * gate made of it (see {@link ObservedAction}).
      */
-    GateReply observed(IdempotencyKey key, @Nullable RecordState state, long token, int attempt, long untilMs) {
+    GateReply<ObservedAction> observed(IdempotencyKey key, @Nullable RecordState state, long token, int attempt,
+            long untilMs) {
         GateKeys.Located at = keys.locate(key);
         return parse(run(GateScript.OBSERVED, at.redisKey(), at.digest(), ascii(clock.nowArgument()), text(padMs),
                 ascii(nonce()), text(untilMs), ascii(state == null ? "0" : "1"),
-                ascii(state == null ? "-" : String.valueOf(state.code())), text(token), text(attempt)));
+                state == null ? ascii("-") : letter(GateState.of(state)), text(token), text(attempt)),
+                ObservedAction.class);
     }
 
     private @Nullable Object run(GateScript script, byte[] key, byte[]... args) {
@@ -156,24 +158,25 @@ public final class Gate {
         scripts.close();
     }
 
-    private GateReply parse(@Nullable Object reply) {
+    /** Decodes a reply of the claim or observed script: the one place its letters are read. */
+    private <A extends Enum<A> & GateLetter> GateReply<A> parse(@Nullable Object reply, Class<A> actions) {
         if (!(reply instanceof List) || ((List<?>) reply).size() < 2 || ((List<?>) reply).size() > 12) {
             throw new GateException("Redis gate: unexpected reply " + reply, null);
         }
         List<?> r = (List<?>) reply;
         try {
-            char action = (char) bytes(r.get(0))[0];
+            A action = GateLetter.decode(actions, single(r.get(0)));
             long now = (Long) r.get(1);
             clock.observed(now);
             String nonce = r.size() < 3 || r.get(2) == null ? "" : new String(bytes(r.get(2)), StandardCharsets.US_ASCII);
             if (r.size() <= 3) {
-                return new GateReply(action, now, nonce, (char) 0, null, 0, 0, 0, -1, 0, null, false);
+                return new GateReply<>(action, now, nonce, null, null, 0, 0, 0, -1, 0, null, false);
             }
-            char state = (char) bytes(r.get(3))[0];
-            if (state == 'U') {
-                return new GateReply(action, now, nonce, state, null, 0, 0, 0, -1, (Long) r.get(9), null, false);
+            GateState state = GateLetter.decode(GateState.class, single(r.get(3)));
+            if (state == GateState.UNKNOWN) {
+                return new GateReply<>(action, now, nonce, state, null, 0, 0, 0, -1, (Long) r.get(9), null, false);
             }
-            return new GateReply(action, now, nonce, state, bytes(r.get(4)), Long.parseLong(ascii(r.get(5))),
+            return new GateReply<>(action, now, nonce, state, bytes(r.get(4)), Long.parseLong(ascii(r.get(5))),
                     (int) (long) (Long) r.get(6), (Long) r.get(7), r.get(8) == null ? -1 : (Long) r.get(8),
                     (Long) r.get(9), r.get(10) == null ? null : bytes(r.get(10)), r.get(11) == null);
         } catch (RuntimeException e) {
@@ -181,11 +184,25 @@ public final class Gate {
         }
     }
 
-    private static char letter(@Nullable Object reply, GateScript script) {
+    /** Decodes the one-letter reply of a script that tells the gate the database's news. */
+    private static GateWrite write(@Nullable Object reply, GateScript script) {
         if (reply instanceof byte[] && ((byte[]) reply).length == 1) {
-            return (char) ((byte[]) reply)[0];
+            try {
+                return GateLetter.decode(GateWrite.class, ((byte[]) reply)[0]);
+            } catch (IllegalArgumentException e) {
+                throw new GateException("Redis gate " + script.label() + ": unexpected reply: " + e.getMessage(), e);
+            }
         }
         throw new GateException("Redis gate " + script.label() + ": unexpected reply " + reply, null);
+    }
+
+    /** The first byte of a reply's letter field (the scripts send one letter). */
+    private static int single(@Nullable Object o) {
+        return bytes(o)[0];
+    }
+
+    private static byte[] letter(GateLetter word) {
+        return new byte[] {(byte) word.letter()};
     }
 
     private static byte[] bytes(@Nullable Object o) {

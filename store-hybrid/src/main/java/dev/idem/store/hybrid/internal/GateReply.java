@@ -10,10 +10,11 @@ import org.jspecify.annotations.Nullable;
  * What the claim script found or did: the action for the Java side, the gate's clock, the
  * nonce of the record the script saw (for a later compare-and-set), and that record.
  *
- * @param action A, R, F, P or D (see {@code claim.lua})
+ * @param <A> the script's actions
+ * @param action what the script tells the Java side to do
  * @param now the gate's clock when the script ran
  * @param nonce the nonce of the record the script saw or wrote, empty if none
- * @param state I, C, R or U, or 0 if there was no record
+ * @param state the record's state, or null if there was no record
  * @param fingerprint the record's fingerprint
  * @param token the record's token
  * @param attempt the record's attempt
@@ -23,12 +24,13 @@ import org.jspecify.annotations.Nullable;
  * @param outcome the outcome of a completed record, if the reply carries it
  * @param outcomeKept whether the gate keeps a completed record's outcome
  */
-record GateReply(char action, long now, String nonce, char state, byte @Nullable [] fingerprint, long token,
+record GateReply<A extends Enum<A> & GateLetter>(A action, long now, String nonce,
+        @Nullable GateState state, byte @Nullable [] fingerprint, long token,
         int attempt, long created, long lease, long expires, byte @Nullable [] outcome, boolean outcomeKept) {
 
     /** The record as the gate holds it, on the gate's clock (state I or C). */
     StoredRecord toRecord(IdempotencyKey key) {
-        RecordState s = RecordState.fromCode(state);
+        RecordState s = java.util.Objects.requireNonNull(state, "state").recordState();
         return new StoredRecord(key, s, java.util.Objects.requireNonNull(fingerprint, "fingerprint"), token, attempt,
                 Instant.ofEpochMilli(created), s == RecordState.IN_PROGRESS ? Instant.ofEpochMilli(lease) : null,
                 Instant.ofEpochMilli(expires), s == RecordState.COMPLETED ? outcome : null, null);

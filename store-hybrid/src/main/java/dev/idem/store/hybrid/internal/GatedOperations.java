@@ -105,7 +105,7 @@ public final class GatedOperations {
         long pauseMs = 1;
         while (true) {
             String nonce = Gate.nonce();
-            GateReply g;
+            GateReply<ClaimAction> g;
             try {
                 g = gate.claim(key, fingerprint, token, leaseMs, ttlMs, nonce);
                 breaker.succeeded();
@@ -114,7 +114,7 @@ public final class GatedOperations {
                 emit(Type.DECIDED_BY_DATABASE, key, null);
                 return truth.claim(key, fingerprint, token, lease, ttl);
             }
-            if (g.action() != 'F') {
+            if (g.action() != ClaimAction.CHECK_PREDICTION) {
                 return answer(key, fingerprint, token, lease, ttl, g);
             }
             if (ticker.read() - deadline >= 0) {
@@ -137,11 +137,11 @@ public final class GatedOperations {
         }
     }
 
-    /** What the claim script's reply {@code g} means for this claim (every action but F). */
+    /** What the claim script's reply {@code g} means for this claim (every action but CHECK_PREDICTION). */
     private ClaimResult answer(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl,
-            GateReply g) {
+            GateReply<ClaimAction> g) {
         switch (g.action()) {
-            case 'A':
+            case ANSWER:
                 StoredRecord answer;
                 try {
                     answer = g.toRecord(key);
@@ -152,25 +152,23 @@ public final class GatedOperations {
                 }
                 emit(Type.ANSWERED_BY_GATE, key, null);
                 return ClaimResult.existing(answer, g.nowInstant());
-            case 'P':
+            case PREDICTED:
                 return predicted(key, fingerprint, token, lease, ttl, g);
-            case 'X':
+            case FOREIGN_REMOVED:
                 emit(Type.GATE_CORRECTED, key, null);
                 return decided(key, fingerprint, token, lease, ttl, g, true);
-            case 'D':
+            case ASK_DATABASE:
                 return decided(key, fingerprint, token, lease, ttl, g, true);
-            case 'R':
+            case READ_OUTCOME:
                 return decided(key, fingerprint, token, lease, ttl, g, false);
             default:
-                failed(key, new GateException("Redis gate claim: unknown action '" + g.action() + "'", null));
-                emit(Type.DECIDED_BY_DATABASE, key, null);
-                return truth.claim(key, fingerprint, token, lease, ttl);
+                throw new IllegalStateException("answered before: " + g.action());
         }
     }
 
     /** The gate wrote this claim's record; the database decides whether it stands. */
     private ClaimResult predicted(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl,
-            GateReply g) {
+            GateReply<ClaimAction> g) {
         long mark = gate.clock().mark();
         ClaimResult d;
         try {
@@ -197,7 +195,7 @@ public final class GatedOperations {
      * flight), or knows the key completed but does not keep its outcome (pending = false).
      */
     private ClaimResult decided(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl,
-            GateReply g, boolean pending) {
+            GateReply<ClaimAction> g, boolean pending) {
         long mark = gate.clock().mark();
         ClaimResult d;
         try {
@@ -208,7 +206,7 @@ public final class GatedOperations {
         }
         emit(Type.DECIDED_BY_DATABASE, key, null);
         StoredRecord r = d.record();
-        if (g.state() == r.state().code() && g.token() == r.fencingToken() && g.attempt() == r.attempt()
+        if (g.state() == GateState.of(r.state()) && g.token() == r.fencingToken() && g.attempt() == r.attempt()
                 && r.state() == RecordState.COMPLETED && !pending) {
             return d;
         }
@@ -227,7 +225,7 @@ public final class GatedOperations {
      * @return the answer, or null to ask the gate again after a pause
      */
     private @Nullable ClaimResult checkedPrediction(IdempotencyKey key, byte[] fingerprint, long token,
-            Duration lease, Duration ttl, GateReply g) {
+            Duration lease, Duration ttl, GateReply<ClaimAction> g) {
         Optional<StoredRecord> found = truth.find(key);
         emit(Type.DECIDED_BY_DATABASE, key, null);
         if (found.isEmpty()) {
@@ -256,17 +254,17 @@ public final class GatedOperations {
      *
      * @param key the key
      * @param token the token
-     * @param how 'C' or 'R'
+     * @param how COMPLETED or RELEASED
      * @param untilMs how long the database keeps the record at most, if known
      */
-    public void finished(IdempotencyKey key, long token, char how, long untilMs) {
+    public void finished(IdempotencyKey key, long token, RecordState how, long untilMs) {
         if (!usable(key)) {
             return;
         }
         try {
-            char r = gate.finished(key, token, how, untilMs + marginMs);
+            GateWrite r = gate.finished(key, token, how, untilMs + marginMs);
             breaker.succeeded();
-            if (r == 'U') {
+            if (r == GateWrite.NOW_UNKNOWN) {
                 emit(Type.GATE_CORRECTED, key, null);
             }
         } catch (GateException e) {
@@ -298,7 +296,7 @@ public final class GatedOperations {
         long deadline = ticker.read() + PREDICTION_WAIT.toNanos();
         long pauseMs = 1;
         while (true) {
-            char r;
+            GateWrite r;
             try {
                 r = gate.refused(key, token, ticker.read() - deadline < 0);
                 breaker.succeeded();
@@ -306,8 +304,8 @@ public final class GatedOperations {
                 failed(key, e);
                 return result;
             }
-            if (r != 'P') {
-                if (r == 'U') {
+            if (r != GateWrite.PREDICTION_PENDING) {
+                if (r == GateWrite.NOW_UNKNOWN) {
                     emit(Type.GATE_CORRECTED, key, null);
                 }
                 return result;
@@ -355,9 +353,9 @@ public final class GatedOperations {
             return;
         }
         try {
-            char r = journaled ? gate.journaled(key, token) : gate.refused(key, token, false);
+            GateWrite r = journaled ? gate.journaled(key, token) : gate.refused(key, token, false);
             breaker.succeeded();
-            if (r == 'U') {
+            if (r == GateWrite.NOW_UNKNOWN) {
                 emit(Type.GATE_CORRECTED, key, null);
             }
         } catch (GateException e) {
@@ -386,9 +384,9 @@ public final class GatedOperations {
         // Without a reading of the gate's clock, keeping its shorter lease is safe.
         if (base != GateClock.UNKNOWN && usable(key)) {
             try {
-                char r = gate.extended(key, token, base + lease.toMillis(), lease.toMillis() + marginMs);
+                GateWrite r = gate.extended(key, token, base + lease.toMillis(), lease.toMillis() + marginMs);
                 breaker.succeeded();
-                if (r == 'U') {
+                if (r == GateWrite.NOW_UNKNOWN) {
                     emit(Type.GATE_CORRECTED, key, null);
                 }
             } catch (GateException e) {
@@ -418,7 +416,7 @@ public final class GatedOperations {
         }
         StoredRecord r = found.orElse(null);
         long left = r == null ? 0 : r.expiresAt().toEpochMilli() - gate.clock().wallNow().toEpochMilli();
-        GateReply g;
+        GateReply<ObservedAction> g;
         try {
             g = gate.observed(key, r == null ? null : r.state(), r == null ? 0 : r.fencingToken(),
                     r == null ? 0 : r.attempt(), Math.max(Gate.UNKNOWN_MS, left + 60_000));
@@ -428,15 +426,15 @@ public final class GatedOperations {
             return found;
         }
         switch (g.action()) {
-            case 'P':
+            case PREDICTED_CLAIM:
                 return Optional.of(g.toRecord(key));
-            case 'U':
+            case CONTRADICTED:
                 emit(Type.GATE_CORRECTED, key, null);
                 return found;
-            case 'V':
+            case CORRECTED_READ_AGAIN:
                 emit(Type.GATE_CORRECTED, key, null);
                 return truth.find(key);
-            case 'N':
+            case READ_AGAIN:
                 return truth.find(key);
             default:
                 return found;
@@ -454,9 +452,9 @@ public final class GatedOperations {
 
     private void write(IdempotencyKey key, String expect, boolean release, @Nullable GateSnapshot rec, long untilMs) {
         try {
-            char r = gate.fix(key, expect, release, rec, untilMs + marginMs);
+            GateWrite r = gate.fix(key, expect, release, rec, untilMs + marginMs);
             breaker.succeeded();
-            if (r == 'U' && rec != null) {
+            if (r == GateWrite.NOW_UNKNOWN && rec != null) {
                 emit(Type.GATE_CORRECTED, key, null);
             }
         } catch (GateException e) {

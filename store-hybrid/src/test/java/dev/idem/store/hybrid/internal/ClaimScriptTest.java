@@ -56,16 +56,16 @@ class ClaimScriptTest {
 
     @Test
     void withoutAReadingOfTheClockToSendNothingIsPredicted() {
-        GateReply r = gate().claim(key, FP, 7, 30_000, 60_000, "n1");
-        assertThat(r.action()).as("the database decides").isEqualTo('D');
+        GateReply<ClaimAction> r = gate().claim(key, FP, 7, 30_000, 60_000, "n1");
+        assertThat(r.action()).as("the database decides").isEqualTo(ClaimAction.ASK_DATABASE);
     }
 
     @Test
     void aPredictionsLeaseStartsAtTheSendersReadingNotWhenTheScriptRuns() {
         // The sender last heard Redis' clock 2 s ago: as if its script had been held up that long.
         clock.observed(redisNow() - 2_000);
-        GateReply r = gate().claim(key, FP, 7, 30_000, 60_000, "n1");
-        assertThat(r.action()).isEqualTo('P');
+        GateReply<ClaimAction> r = gate().claim(key, FP, 7, 30_000, 60_000, "n1");
+        assertThat(r.action()).isEqualTo(ClaimAction.PREDICTED);
         assertThat(r.lease()).as("lease from the send").isLessThanOrEqualTo(r.now() - 2_000 + 30_000);
         assertThat(r.created()).isLessThanOrEqualTo(r.now() - 2_000);
     }
@@ -73,21 +73,21 @@ class ClaimScriptTest {
     @Test
     void aScriptThatRunsAfterTheLeaseItWouldPredictSendsTheClaimToTheDatabase() {
         clock.observed(redisNow() - 2_000);
-        GateReply r = gate().claim(key, FP, 7, 1_500, 60_000, "n1");
-        assertThat(r.action()).isEqualTo('D');
+        GateReply<ClaimAction> r = gate().claim(key, FP, 7, 1_500, 60_000, "n1");
+        assertThat(r.action()).isEqualTo(ClaimAction.ASK_DATABASE);
         assertThat(gate().claim(key, FP, 8, 30_000, 60_000, "n2").action())
-                .as("counted as a claim in flight: nobody predicts meanwhile").isEqualTo('D');
+                .as("counted as a claim in flight: nobody predicts meanwhile").isEqualTo(ClaimAction.ASK_DATABASE);
     }
 
     @Test
     void aScriptSentTwiceForOneClaimCarriesOnWithItsOwnPrediction() {
         clock.observed(redisNow());
-        GateReply first = gate().claim(key, FP, 7, 30_000, 60_000, "n1");
-        assertThat(first.action()).isEqualTo('P');
-        GateReply again = gate().claim(key, FP, 7, 30_000, 60_000, "n2");
-        assertThat(again.action()).as("not a 409 about itself").isEqualTo('P');
+        GateReply<ClaimAction> first = gate().claim(key, FP, 7, 30_000, 60_000, "n1");
+        assertThat(first.action()).isEqualTo(ClaimAction.PREDICTED);
+        GateReply<ClaimAction> again = gate().claim(key, FP, 7, 30_000, 60_000, "n2");
+        assertThat(again.action()).as("not a 409 about itself").isEqualTo(ClaimAction.PREDICTED);
         assertThat(again.nonce()).as("the prediction already written").isEqualTo("n1");
         assertThat(gate().claim(key, FP, 8, 30_000, 60_000, "n3").action()).as("a duplicate: 409 from the gate")
-                .isEqualTo('A');
+                .isEqualTo(ClaimAction.ANSWER);
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.api.IdempotencyKey;
+import dev.idem.store.redis.RedisKeyLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -36,19 +37,19 @@ class RepliesAndKeysTest {
 
     @Test
     void aCachedRecordKeyIsTheComputedOneAndCollidingKeysStayApart() {
-        RecordKeys keys = new RecordKeys("idem:");
+        RedisKeyLayout keys = RedisKeyLayout.withPrefix("idem:");
         IdempotencyKey a = IdempotencyKey.of("s", "op", "a");
-        byte[] first = keys.of(a);
-        assertThat(keys.of(IdempotencyKey.of("s", "op", "a"))).isSameAs(first);
-        assertThat(first).isEqualTo(new RecordKeys("idem:").of(a));
+        byte[] first = keys.redisKey(a);
+        assertThat(keys.redisKey(IdempotencyKey.of("s", "op", "a"))).isSameAs(first);
+        assertThat(first).isEqualTo(RedisKeyLayout.withPrefix("idem:").redisKey(a));
         // Many keys share each of the cache's slots: every one still maps to its own record key.
-        RecordKeys fresh = new RecordKeys("idem:");
+        RedisKeyLayout fresh = RedisKeyLayout.withPrefix("idem:");
         for (int round = 0; round < 2; round++) {
             for (int i = 0; i < 5000; i++) {
                 IdempotencyKey k = IdempotencyKey.of("s", "op", "k" + i);
-                byte[] expected = new RecordKeys("idem:").of(k);
-                assertThat(Arrays.equals(keys.of(k), expected)).as("key %s", k).isTrue();
-                assertThat(Arrays.equals(fresh.of(k), expected)).isTrue();
+                byte[] expected = RedisKeyLayout.withPrefix("idem:").redisKey(k);
+                assertThat(Arrays.equals(keys.redisKey(k), expected)).as("key %s", k).isTrue();
+                assertThat(Arrays.equals(fresh.redisKey(k), expected)).isTrue();
             }
         }
     }

@@ -1,4 +1,4 @@
-package dev.idem.store.redis.internal;
+package dev.idem.store.redis;
 
 import dev.idem.api.IdempotencyKey;
 import java.io.ByteArrayOutputStream;
@@ -6,10 +6,13 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Objects;
 
 /**
- * Maps an {@link IdempotencyKey} to the Redis key of its record:
- * {@code <prefix>{<tag>}<n>:<scope><m>:<operation><key>}.
+ * Where a key's record lives in Redis: {@code <prefix>{<tag>}<n>:<scope><m>:<operation><key>}.
+ * The one key layout of idem's Redis records, used by {@link RedisIdempotencyStore} and by
+ * store-hybrid's gate (each under its own prefix), and by operators and tests that look a record
+ * up. Thread-safe.
  *
  * <p>Uniqueness comes from the part after the tag: scope and operation are prefixed by
  * their UTF-8 byte length and the token runs to the end, so no choice of ':', '{', '}' or
@@ -18,7 +21,7 @@ import java.util.HexFormat;
  * our tag first (the prefix may hold no braces) means user-chosen text never picks the
  * slot, and records spread evenly over slots instead of piling onto one.
  */
-public final class RecordKeys {
+public final class RedisKeyLayout {
     private static final int TAG_BYTES = 8;
 
     private static final int CACHE_SLOTS = 1024;
@@ -33,40 +36,97 @@ public final class RecordKeys {
     private static final class Cached {
         final IdempotencyKey key;
         final byte[] redisKey;
+        final byte[] identitySha256;
 
-        Cached(IdempotencyKey key, byte[] redisKey) {
+        Cached(IdempotencyKey key, byte[] redisKey, byte[] identitySha256) {
             this.key = key;
             this.redisKey = redisKey;
+            this.identitySha256 = identitySha256;
         }
     }
 
-    /** Creates the mapping; {@code prefix} is assumed validated (no braces). */
-    public RecordKeys(String prefix) {
+    private RedisKeyLayout(String prefix) {
         this.prefix = prefix.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The record's Redis key; callers must not modify it (it may be shared with other calls). */
-    public byte[] of(IdempotencyKey key) {
+    /**
+     * The layout under {@code prefix}.
+     *
+     * @param prefix at most 64 characters, no control characters, no '{' or '}' (so the tag alone
+     *     picks a cluster slot)
+     * @return the layout
+     * @throws IllegalArgumentException if the prefix is not such text
+     */
+    public static RedisKeyLayout withPrefix(String prefix) {
+        return new RedisKeyLayout(checkPrefix(prefix));
+    }
+
+    /**
+     * {@code keyPrefix} if it may start a record's Redis key (see {@link #withPrefix}).
+     *
+     * @param keyPrefix the prefix
+     * @return the prefix
+     * @throws IllegalArgumentException if it may not
+     */
+    public static String checkPrefix(String keyPrefix) {
+        Objects.requireNonNull(keyPrefix, "keyPrefix");
+        if (keyPrefix.length() > 64) {
+            throw new IllegalArgumentException(
+                    "keyPrefix must be at most 64 characters but was " + keyPrefix.length() + ": " + keyPrefix);
+        }
+        for (int i = 0; i < keyPrefix.length(); i++) {
+            char c = keyPrefix.charAt(i);
+            if (c == '{' || c == '}' || Character.isISOControl(c)) {
+                throw new IllegalArgumentException("keyPrefix must not contain '{', '}' or control characters but was \""
+                        + keyPrefix + "\" (index " + i + ")");
+            }
+        }
+        return keyPrefix;
+    }
+
+    /**
+     * The Redis key of {@code key}'s record.
+     *
+     * @param key the key
+     * @return the Redis key; callers must not modify it (it may be shared with other calls)
+     */
+    public byte[] redisKey(IdempotencyKey key) {
+        return entry(key).redisKey;
+    }
+
+    /**
+     * The SHA-256 of the key's identity (the part after the tag), whose first bytes are the tag: a
+     * record may hold a digest of it to tell a record copied from another key from its own.
+     *
+     * @param key the key
+     * @return a fresh copy of the 32-byte digest
+     */
+    public byte[] identitySha256(IdempotencyKey key) {
+        return entry(key).identitySha256.clone();
+    }
+
+    private Cached entry(IdempotencyKey key) {
         int slot = key.hashCode() & (CACHE_SLOTS - 1);
         Cached hit = cache[slot];
         if (hit != null && hit.key.equals(key)) {
-            return hit.redisKey;
+            return hit;
         }
-        byte[] redisKey = compute(key);
-        cache[slot] = new Cached(key, redisKey);
-        return redisKey;
+        Cached computed = compute(key);
+        cache[slot] = computed;
+        return computed;
     }
 
-    private byte[] compute(IdempotencyKey key) {
+    private Cached compute(IdempotencyKey key) {
         byte[] identity = identity(key);
-        String tag = HexFormat.of().formatHex(sha256(identity), 0, TAG_BYTES);
+        byte[] sha = sha256(identity);
+        String tag = HexFormat.of().formatHex(sha, 0, TAG_BYTES);
         ByteArrayOutputStream out = new ByteArrayOutputStream(prefix.length + TAG_BYTES * 2 + 2 + identity.length);
         out.writeBytes(prefix);
         out.write('{');
         out.writeBytes(tag.getBytes(StandardCharsets.US_ASCII));
         out.write('}');
         out.writeBytes(identity);
-        return out.toByteArray();
+        return new Cached(key, out.toByteArray(), sha);
     }
 
     private static byte[] identity(IdempotencyKey key) {
