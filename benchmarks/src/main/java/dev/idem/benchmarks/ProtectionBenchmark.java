@@ -11,11 +11,9 @@ import dev.idem.engine.Work;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.KeyVersion;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import java.time.Clock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -76,7 +74,7 @@ public class ProtectionBenchmark {
     private static final IdempotencyKey SEALED_KEY = IdempotencyKey.of("bench", StoreBenchmark.OPERATION, "sealed");
     private static final byte[] SEALED_FINGERPRINT = new byte[32];
 
-    private final StepClock clock = new StepClock();
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     private RecordFormat sealer;
     private byte[] plainOutcome;
     private byte[] sealedOutcome;
@@ -133,7 +131,7 @@ public class ProtectionBenchmark {
     public Result<Payload> firstExecution() {
         int i = next++ & (KEYS - 1);
         if (i == 0) {
-            clock.step(TTL.plusSeconds(1));
+            clock.advance(TTL.plusSeconds(1));
         }
         return engine.execute(keys[i], Documents.PAYMENT, Payload.class, work);
     }
@@ -154,29 +152,5 @@ public class ProtectionBenchmark {
     @Benchmark
     public byte[] openOutcome() {
         return sealer.openOutcome(SEALED_KEY, SEALED_FINGERPRINT, sealedOutcome);
-    }
-
-    /** A clock that moves only when told to (one benchmark thread). */
-    static final class StepClock extends Clock {
-        private volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-        void step(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 }

@@ -2,6 +2,7 @@ package dev.idem.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.idem.testsupport.postgres.EmbeddedPostgresServer;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -16,7 +17,7 @@ class PostgresDemoTest {
 
     @BeforeAll
     static void start() throws Exception {
-        postgres = EmbeddedPostgres.builder().start();
+        postgres = EmbeddedPostgresServer.start();
     }
 
     @AfterAll

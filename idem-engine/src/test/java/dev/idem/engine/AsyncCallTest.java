@@ -13,7 +13,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.engine.IdempotencyEvent.Type;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.ManualScheduler;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

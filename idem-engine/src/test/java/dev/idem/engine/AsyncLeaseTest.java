@@ -9,7 +9,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.ManualScheduler;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CancellationException;

@@ -9,7 +9,7 @@ import dev.idem.api.ReplayedFailureException;
 import dev.idem.api.store.RecordState;
 import dev.idem.engine.internal.StepJournal;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

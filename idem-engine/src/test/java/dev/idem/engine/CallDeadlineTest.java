@@ -12,7 +12,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.api.time.Deadline;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.ManualScheduler;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

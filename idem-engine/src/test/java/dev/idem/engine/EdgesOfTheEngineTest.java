@@ -9,7 +9,7 @@ import dev.idem.api.RequestInProgressException;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.time.Ticker;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

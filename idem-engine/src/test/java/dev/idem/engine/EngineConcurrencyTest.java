@@ -8,7 +8,7 @@ import dev.idem.api.RequestInProgressException;
 import dev.idem.api.time.Sleeper;
 import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,7 +7,7 @@ import dev.idem.api.LeaseLostException;
 import dev.idem.api.RequestInProgressException;
 import dev.idem.engine.IdempotencyEvent.Type;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

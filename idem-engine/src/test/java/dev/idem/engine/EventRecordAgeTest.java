@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.IdempotencyEvent.Type;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

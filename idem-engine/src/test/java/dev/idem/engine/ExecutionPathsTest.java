@@ -16,7 +16,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.engine.IdempotencyEvent.Type;
 import dev.idem.engine.internal.OutcomeCodec;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

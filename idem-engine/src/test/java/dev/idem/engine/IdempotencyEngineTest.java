@@ -21,7 +21,7 @@ import dev.idem.api.store.StoredRecord;
 import dev.idem.engine.IdempotencyEvent.Type;
 import dev.idem.engine.internal.json.PointerSet;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

@@ -14,7 +14,7 @@ import dev.idem.engine.OutcomeUnreadableException.Reason;
 import dev.idem.engine.internal.Fingerprinter;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.KeyVersion;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -10,7 +10,7 @@ import dev.idem.api.ReplayedFailureException;
 import dev.idem.api.store.RecordState;
 import dev.idem.engine.IdempotencyEvent.Type;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;

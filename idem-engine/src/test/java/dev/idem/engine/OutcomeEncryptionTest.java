@@ -15,7 +15,7 @@ import dev.idem.engine.internal.Sealer;
 import dev.idem.engine.protection.KeyProvider;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.KeyVersion;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.Map;

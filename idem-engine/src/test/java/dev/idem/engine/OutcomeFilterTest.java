@@ -15,7 +15,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.engine.OutcomeUnreadableException.Reason;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.OutcomeFilter;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.math.BigDecimal;
 import java.util.HashMap;
 import java.util.List;

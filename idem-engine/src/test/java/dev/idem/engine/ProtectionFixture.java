@@ -2,7 +2,7 @@ package dev.idem.engine;
 
 import dev.idem.engine.protection.KeyVersion;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.function.UnaryOperator;

@@ -8,7 +8,7 @@ import dev.idem.api.LeaseLostException;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.engine.IdempotencyEvent.Type;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

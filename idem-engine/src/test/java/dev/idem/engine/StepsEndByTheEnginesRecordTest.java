@@ -12,7 +12,7 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.RecordState;
 import dev.idem.engine.internal.StepJournal;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -7,6 +7,7 @@ import dev.idem.api.RequestInProgressException;
 import dev.idem.engine.FailureDecision;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.store.memory.MemoryIdempotencyStore;
+import dev.idem.testsupport.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

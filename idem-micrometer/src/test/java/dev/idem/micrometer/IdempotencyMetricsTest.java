@@ -14,7 +14,7 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyEvent;
 import dev.idem.engine.OutcomeNotStoredException;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;

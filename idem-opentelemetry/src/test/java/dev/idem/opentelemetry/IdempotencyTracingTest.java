@@ -11,7 +11,7 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;

@@ -13,7 +13,7 @@ import dev.idem.engine.InProgressPolicy;
 import dev.idem.engine.OutcomeNotStoredException;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.ManualScheduler;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;

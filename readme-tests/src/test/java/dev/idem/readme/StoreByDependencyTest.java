@@ -10,7 +10,7 @@ import dev.idem.readme.QuickStartTest.ChargeRequest;
 import dev.idem.readme.QuickStartTest.PaymentGateway;
 import dev.idem.store.memory.MemoryStoreProvider;
 import dev.idem.store.redis.RedisStoreProvider;
-import dev.idem.test.redis.EmbeddedRedisServer;
+import dev.idem.testsupport.redis.EmbeddedRedisServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;

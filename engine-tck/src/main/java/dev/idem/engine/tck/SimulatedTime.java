@@ -2,7 +2,7 @@ package dev.idem.engine.tck;
 
 import dev.idem.api.time.Sleeper;
 import dev.idem.api.time.Ticker;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,7 +2,7 @@ package dev.idem.engine.tck;
 
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
 

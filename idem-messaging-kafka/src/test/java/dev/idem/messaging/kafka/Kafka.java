@@ -1,5 +1,6 @@
 package dev.idem.messaging.kafka;
 
+import dev.idem.testsupport.kafka.EmbeddedKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

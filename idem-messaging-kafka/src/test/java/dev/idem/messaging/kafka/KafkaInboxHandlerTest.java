@@ -8,6 +8,7 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.messaging.Inbox;
 import dev.idem.messaging.PoisonMessageException;
 import dev.idem.store.memory.MemoryIdempotencyStore;
+import dev.idem.testsupport.FreePorts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -199,7 +200,7 @@ class KafkaInboxHandlerTest {
         String topic = KAFKA.topic("dlt-unreachable", 1);
         send(topic, 0, "", bytes("1"));                                // poison: empty event id
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + EmbeddedKafka.freePort()); // nobody listens
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:" + FreePorts.next()); // nobody listens
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "300000");          // the producer alone would wait 5 minutes
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.messaging.Inbox;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.testsupport.kafka.EmbeddedKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

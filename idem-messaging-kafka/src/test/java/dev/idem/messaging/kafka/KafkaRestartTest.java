@@ -10,6 +10,8 @@ import dev.idem.outbox.jdbc.Outbox;
 import dev.idem.outbox.jdbc.OutboxMessage;
 import dev.idem.outbox.jdbc.Relay;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.testsupport.MutableClock;
+import dev.idem.testsupport.kafka.EmbeddedKafka;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;

@@ -8,6 +8,7 @@ import dev.idem.engine.IdempotencyEngine;
 import dev.idem.messaging.Inbox;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.memory.MemoryIdempotencyStore;
+import dev.idem.testsupport.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.client.RetryPolicy;
+import dev.idem.testsupport.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;

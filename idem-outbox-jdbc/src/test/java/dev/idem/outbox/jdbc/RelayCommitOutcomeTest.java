@@ -3,6 +3,7 @@ package dev.idem.outbox.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.testsupport.MutableClock;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.util.List;

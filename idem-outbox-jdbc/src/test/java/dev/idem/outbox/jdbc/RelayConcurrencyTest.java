@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.messaging.Delivery;
 import dev.idem.messaging.Inbox;
 import dev.idem.store.memory.MemoryIdempotencyStore;
+import dev.idem.testsupport.MutableClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.messaging.Inbox;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import dev.idem.testsupport.MutableClock;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

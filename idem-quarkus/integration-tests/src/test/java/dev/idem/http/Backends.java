@@ -1,22 +1,21 @@
 package dev.idem.http;
 
+import dev.idem.testsupport.postgres.EmbeddedPostgresServer;
+import dev.idem.testsupport.redis.EmbeddedRedisServer;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import redis.embedded.RedisServer;
 
 /**
  * The real backends the Quarkus tests run on, started by the tests themselves (no container):
- * PostgreSQL from zonky's binaries, Redis from embedded-redis's. Each profile starts one, points
- * the application at it the way an application is configured ({@code quarkus.datasource.*},
- * {@code quarkus.redis.hosts}), and picks the resource variant.
+ * PostgreSQL from zonky's binaries, Redis from embedded-redis's (both through idem-test-support).
+ * Each profile starts one, points the application at it the way an application is configured
+ * ({@code quarkus.datasource.*}, {@code quarkus.redis.hosts}), and picks the resource variant.
  */
 final class Backends {
     private Backends() {
@@ -72,11 +71,7 @@ final class Backends {
 
         @Override
         public Map<String, String> start() {
-            try {
-                postgres = EmbeddedPostgres.builder().start();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            postgres = EmbeddedPostgresServer.start();
             return Map.of("quarkus.datasource.jdbc.url", postgres.getJdbcUrl("postgres", "postgres"),
                     "quarkus.datasource.username", "postgres", "quarkus.datasource.password", "postgres");
         }
@@ -97,18 +92,9 @@ final class Backends {
 
         @Override
         public Map<String, String> start() {
-            try (ServerSocket s = new ServerSocket(0)) {
-                s.setReuseAddress(true);
-                int port = s.getLocalPort();
-                s.close();
-                Path dir = Files.createTempDirectory("idem-quarkus-redis-");
-                server = RedisServer.newRedisServer().port(port).bind("127.0.0.1").setting("save \"\"")
-                        .setting("appendonly no").setting("dir " + dir.toAbsolutePath()).build();
-                server.start();
-                return Map.of("quarkus.redis.hosts", "redis://127.0.0.1:" + port);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            int port = EmbeddedRedisServer.freePort();
+            server = EmbeddedRedisServer.start(port, false);
+            return Map.of("quarkus.redis.hosts", "redis://" + EmbeddedRedisServer.HOST + ":" + port);
         }
 
         @Override

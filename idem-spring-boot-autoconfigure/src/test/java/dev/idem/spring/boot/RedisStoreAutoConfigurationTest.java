@@ -9,7 +9,7 @@ import dev.idem.engine.Result;
 import dev.idem.store.redis.RedisIdempotencyStore;
 import dev.idem.store.redis.RedisScriptClient;
 import dev.idem.store.redis.jedis.JedisScriptClient;
-import dev.idem.test.redis.EmbeddedRedisServer;
+import dev.idem.testsupport.redis.EmbeddedRedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.util.Map;

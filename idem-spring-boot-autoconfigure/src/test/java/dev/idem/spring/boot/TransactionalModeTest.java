@@ -11,7 +11,8 @@ import dev.idem.engine.Result;
 import dev.idem.spring.Idempotent;
 import dev.idem.spring.SpringTransactionalIdempotency;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
+import dev.idem.testsupport.postgres.EmbeddedPostgresServer;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.time.Duration;
@@ -47,7 +48,7 @@ class TransactionalModeTest {
 
     @BeforeAll
     static void startDatabase() throws IOException {
-        pg = EmbeddedPostgres.builder().start();
+        pg = EmbeddedPostgresServer.start();
         pool = Executors.newFixedThreadPool(2);
     }
 

@@ -11,7 +11,7 @@ import dev.idem.engine.tck.StepSagaContract;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.IdempotencyStoreContract;
 import dev.idem.store.tck.IdempotencyStoreProperties;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import dev.idem.store.tck.NonBlockingStoreContract;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;

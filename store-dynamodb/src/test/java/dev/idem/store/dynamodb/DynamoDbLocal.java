@@ -1,9 +1,6 @@
 package dev.idem.store.dynamodb;
 
-import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
-import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
-import java.io.IOException;
-import java.net.ServerSocket;
+import dev.idem.testsupport.dynamodb.DynamoDbLocalServer;
 import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
@@ -19,26 +16,18 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
 /**
- * One DynamoDB Local server per test JVM, started in-process on a free loopback port the
- * first time a test asks for it, stopped when the JVM exits. Tests talk to it over HTTP
- * with ordinary SDK clients, so what they measure (requests, errors) is what a real
- * deployment sees.
+ * SDK clients on the test JVM's one DynamoDB Local server ({@link DynamoDbLocalServer#shared()}:
+ * in process, on a free loopback port, started on first use, stopped when the JVM exits). Tests
+ * talk to it over HTTP with ordinary SDK clients, so what they measure (requests, errors) is
+ * what a real deployment sees.
  */
 final class DynamoDbLocal {
-    private static final Object LOCK = new Object();
-    private static URI endpoint;
-
     private DynamoDbLocal() {
     }
 
     /** The server's endpoint, starting it on first use. */
     static URI endpoint() {
-        synchronized (LOCK) {
-            if (endpoint == null) {
-                endpoint = start();
-            }
-            return endpoint;
-        }
+        return DynamoDbLocalServer.shared().endpoint();
     }
 
     /** A new client of its own (own connection pool) on the local server. */
@@ -81,30 +70,5 @@ final class DynamoDbLocal {
     /** A fresh table name, so test classes never share a table. */
     static String newTableName(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    private static URI start() {
-        try {
-            int port = freePort();
-            DynamoDBProxyServer server = ServerRunner.createServerFromCommandLineArgs(
-                    new String[] {"-inMemory", "-port", Integer.toString(port), "-disableTelemetry"});
-            server.start();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    server.stop();
-                } catch (Exception e) {
-                    // The JVM is going away; nothing left to clean up.
-                }
-            }, "dynamodb-local-stop"));
-            return URI.create("http://127.0.0.1:" + port);
-        } catch (Exception e) {
-            throw new IllegalStateException("could not start DynamoDB Local", e);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

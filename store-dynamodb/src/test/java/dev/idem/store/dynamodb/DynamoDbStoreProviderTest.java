@@ -7,7 +7,7 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.ClaimResult.Status;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreProvider;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

@@ -9,7 +9,7 @@ import dev.idem.api.store.ClaimResult.Status;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.store.dynamodb.internal.ItemCodec;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

@@ -10,7 +10,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.InProgressPolicy;
 import dev.idem.engine.Result;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

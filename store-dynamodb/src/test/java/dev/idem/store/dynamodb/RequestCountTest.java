@@ -6,7 +6,7 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.ClaimResult.Status;
 import dev.idem.api.store.RecordState;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

@@ -10,7 +10,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.store.hybrid.HybridStoreEvent.Type;
 import dev.idem.store.hybrid.internal.GateKeys;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

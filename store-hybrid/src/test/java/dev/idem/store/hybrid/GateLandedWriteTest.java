@@ -10,7 +10,7 @@ import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.redis.RedisScriptClient;
 import dev.idem.store.redis.jedis.JedisScriptClient;
 import dev.idem.store.redis.lettuce.LettuceScriptClient;
-import dev.idem.test.redis.ReplyDroppingProxy;
+import dev.idem.testsupport.redis.ReplyDroppingProxy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.io.IOException;

@@ -3,7 +3,8 @@ package dev.idem.store.hybrid;
 import dev.idem.store.redis.EmbeddedRedis;
 import dev.idem.store.redis.RedisScriptClient;
 import dev.idem.store.redis.lettuce.LettuceScriptClient;
-import dev.idem.test.redis.EmbeddedRedisServer;
+import dev.idem.testsupport.redis.EmbeddedRedisCluster;
+import dev.idem.testsupport.redis.EmbeddedRedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -16,8 +17,8 @@ import redis.embedded.RedisServer;
 
 /**
  * The gate's redis-server processes ({@link EmbeddedRedisServer}): the JVM's shared server, with
- * two Jedis clients and two Lettuce connections on it, a three-master Redis Cluster (store-redis'
- * {@link EmbeddedRedis}) with two Jedis clients, and servers of a test's own (tests that kill or
+ * two Jedis clients and two Lettuce connections on it, the shared three-master Redis Cluster
+ * ({@link EmbeddedRedisCluster}) with two Jedis clients (store-redis' {@link EmbeddedRedis}), and servers of a test's own (tests that kill or
  * pause Redis). The shared ones are made once per JVM, on first use.
  */
 final class GateRedis {
@@ -72,7 +73,7 @@ final class GateRedis {
 
     /** Two clients on a shared three-master Redis Cluster, made once per JVM on first use. */
     static final class Cluster {
-        static final List<Integer> PORTS = EmbeddedRedis.startCluster(3);
+        static final List<Integer> PORTS = EmbeddedRedisCluster.shared().ports();
         static final UnifiedJedis A = EmbeddedRedis.clusterClient(PORTS);
         static final UnifiedJedis B = EmbeddedRedis.clusterClient(PORTS);
 

@@ -2,7 +2,7 @@ package dev.idem.store.hybrid;
 
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import dev.idem.store.tck.StoreFixture;
 import dev.idem.store.redis.RedisScriptClient;
 import dev.idem.store.redis.jedis.JedisScriptClient;

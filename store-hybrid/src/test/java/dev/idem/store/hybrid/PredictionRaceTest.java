@@ -8,7 +8,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.store.hybrid.internal.GateKeys;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;

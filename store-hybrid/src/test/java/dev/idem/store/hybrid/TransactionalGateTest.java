@@ -11,7 +11,7 @@ import dev.idem.engine.CallOptions;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import dev.idem.store.redis.jedis.JedisScriptClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

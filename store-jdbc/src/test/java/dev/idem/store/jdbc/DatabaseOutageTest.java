@@ -10,13 +10,14 @@ import dev.idem.engine.CallOptions;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
 import dev.idem.store.jdbc.Charges.Charge;
+import dev.idem.testsupport.FreePorts;
+import dev.idem.testsupport.TempDirs;
+import dev.idem.testsupport.jdbc.TestPools;
+import dev.idem.testsupport.postgres.EmbeddedPostgresServer;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -25,7 +26,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -40,10 +40,12 @@ class DatabaseOutageTest {
 
     @Test
     void outageGivesStoreUnavailableNoDoubleExecutionAndRecovery() throws Exception {
-        Path dataDir = Files.createTempDirectory("idem-pg-outage");
-        int port = freePort();
+        Path dataDir = TempDirs.create("idem-pg-outage");
+        int port = FreePorts.next();
         EmbeddedPostgres pg = start(port, dataDir);
-        HikariDataSource ds = Backend.pool(Backend.postgresUrl(port), "postgres", "pg-outage");
+        // Callers fail within 2 s while the database is down instead of queueing.
+        HikariDataSource ds = TestPools.pool(EmbeddedPostgresServer.jdbcUrl(port), EmbeddedPostgresServer.USER,
+                "pg-outage", Duration.ofSeconds(2));
         try {
             JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).build().createTableIfNotExists();
             Charges charges = new Charges(ds);
@@ -104,7 +106,7 @@ class DatabaseOutageTest {
         } finally {
             ds.close();
             pg.close();
-            deleteRecursively(dataDir);
+            TempDirs.delete(dataDir);
         }
     }
 
@@ -139,12 +141,6 @@ class DatabaseOutageTest {
                 .start();
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
     private static void await(CountDownLatch latch) {
         try {
             if (!latch.await(30, TimeUnit.SECONDS)) {
@@ -153,12 +149,6 @@ class DatabaseOutageTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 }

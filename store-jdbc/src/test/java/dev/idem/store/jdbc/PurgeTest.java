@@ -3,7 +3,7 @@ package dev.idem.store.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.api.IdempotencyKey;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;

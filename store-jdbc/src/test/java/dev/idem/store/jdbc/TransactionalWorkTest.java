@@ -10,7 +10,7 @@ import dev.idem.engine.ForeignStoreWorkException;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
 import dev.idem.store.jdbc.Charges.Charge;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;

@@ -3,7 +3,7 @@ package dev.idem.store.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.api.IdempotencyKey;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

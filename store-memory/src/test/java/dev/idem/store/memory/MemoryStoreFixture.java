@@ -1,7 +1,7 @@
 package dev.idem.store.memory;
 
 import dev.idem.api.store.IdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
 

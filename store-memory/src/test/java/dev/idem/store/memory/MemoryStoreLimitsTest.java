@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoreProvider;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,8 +1,7 @@
 package dev.idem.store.redis;
 
-import dev.idem.test.redis.EmbeddedRedisServer;
-import java.time.Duration;
-import java.util.ArrayList;
+import dev.idem.testsupport.redis.EmbeddedRedisCluster;
+import dev.idem.testsupport.redis.EmbeddedRedisServer;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -14,15 +13,14 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.embedded.RedisServer;
 
 /**
- * The servers the Redis tests use, started by {@link EmbeddedRedisServer}: the JVM's shared
- * standalone server, a three-master cluster shared the same way (slots assigned and nodes joined
- * here, through Jedis), and servers of a test's own. Public, in this module's test jar, for
- * store-hybrid's tests.
+ * The servers the Redis tests use, started by test-support's {@link EmbeddedRedisServer} and
+ * {@link EmbeddedRedisCluster}: the JVM's shared standalone server, the shared three-master
+ * cluster, and servers of a test's own; plus the Jedis clients the tests reach them with.
+ * Public, in this module's test jar, for store-hybrid's tests.
  */
 public final class EmbeddedRedis {
     /** The loopback address every server binds to. */
     public static final String HOST = EmbeddedRedisServer.HOST;
-    private static final Duration CLUSTER_READY = Duration.ofSeconds(30);
 
     private EmbeddedRedis() {
     }
@@ -57,14 +55,8 @@ public final class EmbeddedRedis {
      * A started server on {@code port}. {@code forceStop} makes {@link RedisServer#stop()}
      * a SIGKILL, the closest thing to a crash.
      */
-    public static RedisServer server(int port, boolean cluster, boolean forceStop, String... extraSettings) {
-        List<String> settings = new ArrayList<>(List.of(extraSettings));
-        if (cluster) {
-            settings.add("cluster-enabled yes");
-            settings.add("cluster-config-file nodes-" + port + ".conf");
-            settings.add("cluster-node-timeout 5000");
-        }
-        return EmbeddedRedisServer.start(port, forceStop, settings.toArray(new String[0]));
+    public static RedisServer server(int port, boolean forceStop, String... extraSettings) {
+        return EmbeddedRedisServer.start(port, forceStop, extraSettings);
     }
 
     /** The server shared by the standalone suites. */
@@ -74,75 +66,16 @@ public final class EmbeddedRedis {
 
     /** The ports of the shared three-master cluster. */
     static List<Integer> clusterPorts() {
-        return Cluster.PORTS;
+        return EmbeddedRedisCluster.shared().ports();
     }
 
     private static final class Standalone {
         static final int PORT = EmbeddedRedisServer.shared();
     }
 
-    private static final class Cluster {
-        static final List<Integer> PORTS = startCluster(3);
-    }
-
-    /**
-     * Starts {@code masters} cluster-enabled servers, splits the 16384 slots between them,
-     * introduces them to each other and waits (bounded) until every node reports
-     * {@code cluster_state:ok}.
-     */
-    public static List<Integer> startCluster(int masters) {
-        List<Integer> ports = new ArrayList<>();
-        for (int i = 0; i < masters; i++) {
-            int port = freePort();
-            server(port, true, true);
-            ports.add(port);
-        }
-        for (int i = 0; i < masters; i++) {
-            int from = firstSlot(i, masters);
-            int to = firstSlot(i + 1, masters);
-            int[] mine = new int[to - from];
-            for (int s = from; s < to; s++) {
-                mine[s - from] = s;
-            }
-            try (Jedis j = new Jedis(new HostAndPort(HOST, ports.get(i)), clientConfig())) {
-                j.clusterAddSlots(mine);
-            }
-        }
-        try (Jedis first = new Jedis(new HostAndPort(HOST, ports.get(0)), clientConfig())) {
-            for (int i = 1; i < masters; i++) {
-                first.clusterMeet(HOST, ports.get(i));
-            }
-        }
-        long deadline = System.nanoTime() + CLUSTER_READY.toNanos();
-        for (int port : ports) {
-            try (Jedis j = new Jedis(new HostAndPort(HOST, port), clientConfig())) {
-                while (true) {
-                    String info = j.clusterInfo();
-                    if (info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + masters)) {
-                        break;
-                    }
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("cluster not ready within " + CLUSTER_READY + ": " + info);
-                    }
-                    sleep(50);
-                }
-            }
-        }
-        return List.copyOf(ports);
-    }
-
-    private static int firstSlot(int master, int masters) {
-        return 16384 * master / masters;
-    }
-
-    /** Which of {@link #startCluster}'s masters (by index) serves {@code slot}. */
+    /** Which of the shared cluster's masters (by index) serves {@code slot}. */
     static int masterOfSlot(int slot, int masters) {
-        for (int i = masters - 1; i >= 0; i--) {
-            if (slot >= firstSlot(i, masters)) {
-                return i;
-            }
-        }
-        throw new IllegalArgumentException("slot " + slot);
+        return EmbeddedRedisCluster.masterOfSlot(slot, masters);
     }
 
     static void sleep(long millis) {

@@ -8,7 +8,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
 import dev.idem.store.tck.NonBlockingView;
-import dev.idem.test.redis.ReplyDroppingProxy;
+import dev.idem.testsupport.redis.ReplyDroppingProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

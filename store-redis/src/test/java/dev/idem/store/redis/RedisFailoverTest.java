@@ -9,7 +9,7 @@ import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.ClaimResult.Status;
 import dev.idem.api.store.RecordState;
 import dev.idem.store.redis.jedis.JedisScriptClient;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,9 +51,9 @@ class RedisFailoverTest {
     @BeforeEach
     void startPrimaryAndReplica() {
         primaryPort = EmbeddedRedis.freePort();
-        primary = EmbeddedRedis.server(primaryPort, false, true);
+        primary = EmbeddedRedis.server(primaryPort, true);
         replicaPort = EmbeddedRedis.freePort();
-        replica = EmbeddedRedis.server(replicaPort, false, true,
+        replica = EmbeddedRedis.server(replicaPort, true,
                 "replicaof " + EmbeddedRedis.HOST + " " + primaryPort);
         onPrimary = EmbeddedRedis.client(primaryPort);
         onReplica = EmbeddedRedis.client(replicaPort);

@@ -51,8 +51,8 @@ class RedisKilledMidRunTest {
     private IdempotencyEngine engineOn(boolean appendOnlyAlways, Client kind) {
         int port = EmbeddedRedis.freePort();
         server = appendOnlyAlways
-                ? EmbeddedRedis.server(port, false, true, "appendonly yes", "appendfsync always")
-                : EmbeddedRedis.server(port, false, true);
+                ? EmbeddedRedis.server(port, true, "appendonly yes", "appendfsync always")
+                : EmbeddedRedis.server(port, true);
         client = kind.ownClient(port);
         return IdempotencyEngine.builder()
                 .store(RedisIdempotencyStore.create(client))

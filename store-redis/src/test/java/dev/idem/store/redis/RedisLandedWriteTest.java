@@ -10,7 +10,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Result;
-import dev.idem.test.redis.ReplyDroppingProxy;
+import dev.idem.testsupport.redis.ReplyDroppingProxy;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;

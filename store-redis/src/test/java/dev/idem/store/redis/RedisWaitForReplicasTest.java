@@ -81,9 +81,9 @@ class RedisWaitForReplicasTest {
     @BeforeAll
     static void startPrimaryAndReplica() {
         primaryPort = EmbeddedRedis.freePort();
-        primary = EmbeddedRedis.server(primaryPort, false, true);
+        primary = EmbeddedRedis.server(primaryPort, true);
         replicaPort = EmbeddedRedis.freePort();
-        replica = EmbeddedRedis.server(replicaPort, false, true, "replicaof " + EmbeddedRedis.HOST + " " + primaryPort);
+        replica = EmbeddedRedis.server(replicaPort, true, "replicaof " + EmbeddedRedis.HOST + " " + primaryPort);
         try (Jedis admin = EmbeddedRedis.admin(primaryPort)) {
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (!admin.info("replication").contains("state=online")) {

@@ -2,6 +2,7 @@ package dev.idem.store.tck;
 
 import dev.idem.api.time.Scheduler;
 import dev.idem.api.time.Ticker;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,7 @@
 package dev.idem.store.tck;
 
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 
 /**

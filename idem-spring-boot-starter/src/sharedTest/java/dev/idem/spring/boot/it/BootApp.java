@@ -2,7 +2,7 @@ package dev.idem.spring.boot.it;
 
 import dev.idem.spring.Idempotent;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import java.util.Map;
 import java.util.UUID;

@@ -2,7 +2,8 @@ package dev.idem.spring.boot.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
+import dev.idem.testsupport.postgres.EmbeddedPostgresServer;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -59,7 +60,7 @@ import org.springframework.test.context.DynamicPropertySource;
         "spring.main.banner-mode=off"})
 @ExtendWith(OutputCaptureExtension.class)
 class IdemBootApplicationTest {
-    private static final EmbeddedPostgres PG = startPostgres();
+    private static final EmbeddedPostgres PG = EmbeddedPostgresServer.start();
     private static final ExecutorService POOL = Executors.newFixedThreadPool(8);
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -84,14 +85,6 @@ class IdemBootApplicationTest {
 
     @Autowired
     SdkTracerProvider tracerProvider;
-
-    private static EmbeddedPostgres startPostgres() {
-        try {
-            return EmbeddedPostgres.builder().start();
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot start the embedded PostgreSQL", e);
-        }
-    }
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {

@@ -34,7 +34,7 @@ class ClaimScriptTest {
     @BeforeAll
     static void start() {
         int port = EmbeddedRedis.freePort();
-        server = EmbeddedRedis.server(port, false, true);
+        server = EmbeddedRedis.server(port, true);
         redis = RedisClient.builder().hostAndPort(EmbeddedRedis.HOST, port)
                 .clientConfig(EmbeddedRedis.clientConfig()).build();
     }

@@ -2,7 +2,7 @@ package dev.idem.store.hybrid.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package dev.idem.store.tck.mutants;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.store.tck.IdempotencyStoreContract;
 import dev.idem.store.tck.IdempotencyStoreProperties;
-import dev.idem.store.tck.MutableClock;
+import dev.idem.testsupport.MutableClock;
 import dev.idem.store.tck.NonBlockingStoreContract;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;

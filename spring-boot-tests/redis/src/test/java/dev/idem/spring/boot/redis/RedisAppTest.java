@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.store.redis.RedisIdempotencyStore;
-import dev.idem.test.redis.EmbeddedRedisServer;
+import dev.idem.testsupport.redis.EmbeddedRedisServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

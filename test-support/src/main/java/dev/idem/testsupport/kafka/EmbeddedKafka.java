@@ -1,10 +1,8 @@
-package dev.idem.messaging.kafka;
+package dev.idem.testsupport.kafka;
 
-import java.io.IOException;
+import dev.idem.testsupport.FreePorts;
+import dev.idem.testsupport.TempDirs;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Properties;
@@ -17,14 +15,16 @@ import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
 
 /**
- * One Kafka broker in KRaft mode (broker and controller in one node) in this JVM, from the
- * Maven artifacts: the log directory is formatted as {@code kafka-storage format} would, then
- * {@link KafkaRaftServer} starts. {@link #shared()} is started once per test JVM on first use
- * and stopped by a shutdown hook; a test may stop and restart it (test classes run one at a
- * time), or start a broker of its own with {@link #start()}. Settings are the smallest that work on one node (replication factor 1, one
- * offsets partition, no rebalance delay), with share groups on. A restart keeps the log directory and the ports.
+ * One Kafka broker in KRaft mode (broker and controller in one node) in this JVM, from the Maven
+ * artifacts (declare {@code org.apache.kafka:kafka_2.13}, {@code kafka-metadata},
+ * {@code kafka-server-common} and {@code kafka-server}): the log directory is formatted as
+ * {@code kafka-storage format} would, then {@link KafkaRaftServer} starts. {@link #shared()} is
+ * started once per test JVM on first use and stopped by a shutdown hook; a test may stop and
+ * restart it (test classes run one at a time), or start a broker of its own with {@link #start()}.
+ * Settings are the smallest that work on one node (replication factor 1, one offsets partition, no
+ * rebalance delay), with share groups on. A restart keeps the log directory and the ports.
  */
-final class EmbeddedKafka implements AutoCloseable {
+public final class EmbeddedKafka implements AutoCloseable {
     private static final class Holder {
         static final EmbeddedKafka SHARED = start();
 
@@ -42,22 +42,34 @@ final class EmbeddedKafka implements AutoCloseable {
         this.bootstrap = bootstrap;
     }
 
-    /** The broker every test class shares. */
-    static EmbeddedKafka shared() {
+    /**
+     * The broker every test class shares.
+     *
+     * @return the running (or, if a test stopped it, stopped) broker
+     */
+    public static EmbeddedKafka shared() {
         return Holder.SHARED;
     }
 
-    /** The shared broker's bootstrap address. */
-    static String bootstrap() {
+    /**
+     * The shared broker's bootstrap address.
+     *
+     * @return {@code localhost:port}
+     */
+    public static String bootstrap() {
         return shared().bootstrapServers();
     }
 
-    /** Formats a fresh log directory and starts a broker of its own on free ports. */
-    static EmbeddedKafka start() {
+    /**
+     * Formats a fresh log directory and starts a broker of its own on free ports.
+     *
+     * @return the running broker; the caller closes it
+     */
+    public static EmbeddedKafka start() {
         try {
-            Path dir = Files.createTempDirectory("idem-kafka-");
-            int brokerPort = freePort();
-            int controllerPort = freePort();
+            Path dir = TempDirs.create("idem-kafka-");
+            int brokerPort = FreePorts.next();
+            int controllerPort = FreePorts.next();
             Properties p = new Properties();
             p.put("process.roles", "broker,controller");
             p.put("node.id", "1");
@@ -98,14 +110,17 @@ final class EmbeddedKafka implements AutoCloseable {
             EmbeddedKafka kafka = new EmbeddedKafka(config, "localhost:" + brokerPort);
             kafka.startServer();
             return kafka;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         } catch (Exception e) {
             throw new IllegalStateException("Kafka did not start", e);
         }
     }
 
-    String bootstrapServers() {
+    /**
+     * This broker's bootstrap address.
+     *
+     * @return {@code localhost:port}
+     */
+    public String bootstrapServers() {
         return bootstrap;
     }
 
@@ -115,7 +130,7 @@ final class EmbeddedKafka implements AutoCloseable {
     }
 
     /** Stops the broker; its log directory and ports are kept for {@link #restart()}. */
-    synchronized void stop() {
+    public synchronized void stop() {
         if (server != null) {
             server.shutdown();
             server.awaitShutdown();
@@ -124,7 +139,7 @@ final class EmbeddedKafka implements AutoCloseable {
     }
 
     /** Starts the stopped broker again on the same log directory and ports. */
-    synchronized void restart() {
+    public synchronized void restart() {
         if (server != null) {
             throw new IllegalStateException("the broker is running");
         }
@@ -132,20 +147,15 @@ final class EmbeddedKafka implements AutoCloseable {
     }
 
     /** Restarts the broker if a test left it stopped. */
-    synchronized void ensureRunning() {
+    public synchronized void ensureRunning() {
         if (server == null) {
             startServer();
         }
     }
 
+    /** Stops the broker (see {@link #stop()}). */
     @Override
     public void close() {
         stop();
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -1,11 +1,10 @@
-package dev.idem.test.redis;
+package dev.idem.testsupport.redis;
 
+import dev.idem.testsupport.FreePorts;
+import dev.idem.testsupport.TempDirs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import redis.embedded.RedisServer;
 
 /**
@@ -28,12 +27,7 @@ public final class EmbeddedRedisServer {
      * @return the port
      */
     public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return FreePorts.next();
     }
 
     /**
@@ -46,8 +40,7 @@ public final class EmbeddedRedisServer {
      */
     public static RedisServer start(int port, boolean forceStop, String... settings) {
         try {
-            Path dir = Files.createTempDirectory("idem-redis-" + port + "-");
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteRecursively(dir), "idem-redis-cleanup"));
+            Path dir = TempDirs.create("idem-redis-" + port + "-");
             var b = RedisServer.newRedisServer().port(port).bind(HOST)
                     .setting("save \"\"")
                     .setting("appendonly no")
@@ -78,14 +71,6 @@ public final class EmbeddedRedisServer {
 
         static {
             start(PORT, true);
-        }
-    }
-
-    private static void deleteRecursively(Path dir) {
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // Best effort: it is a temp dir.
         }
     }
 }

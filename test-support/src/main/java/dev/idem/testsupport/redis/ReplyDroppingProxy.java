@@ -1,4 +1,4 @@
-package dev.idem.test.redis;
+package dev.idem.testsupport.redis;
 
 import java.io.IOException;
 import java.io.InputStream;
