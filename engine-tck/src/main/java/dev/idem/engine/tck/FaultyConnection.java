@@ -13,6 +13,8 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /**
@@ -32,6 +34,13 @@ import java.util.function.Supplier;
  * so the connection stays single-threaded in effect; its methods are synchronized for visibility.
  */
 final class FaultyConnection extends ForwardingIdempotencyStore {
+    /** Where a fault's hook runs when it follows a call's answer: off every store client's threads. */
+    private static final Executor HOOKS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "idem-tck-fault-hook");
+        t.setDaemon(true);
+        return t;
+    });
+
     /** The store operations a worker makes, as the fault report names them. */
     enum Call { CLAIM, CHECKPOINT, COMPLETE, RELEASE, EXTEND, FIND }
 
@@ -182,11 +191,13 @@ final class FaultyConnection extends ForwardingIdempotencyStore {
                 hooks.takeOver();
                 return landLater(kind, op);
             case TAKEOVER_AFTER:
-                return landLater(kind, op).thenApply(r -> {
+                // The takeover is a whole blocking call through another connection: it must not run on the
+                // thread that completed this call's stage, which for a non-blocking client is its I/O thread.
+                return landLater(kind, op).thenApplyAsync(r -> {
                     hooks.lapse();
                     hooks.takeOver();
                     return r;
-                });
+                }, HOOKS);
             case CRASH_BEFORE:
                 cut = true;
                 commitsWithNextWrite = null;
