@@ -130,6 +130,9 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
      */
     @Override
     public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
+        // The gate stops answering before the journal exists too: from the database's commit until the
+        // gate heard of it, a duplicate's claim answered by the gate would lack a journal a read had seen.
+        ops.journaled(key, fencingToken);
         boolean done = ops.fenced(key, fencingToken, () -> truth.checkpoint(key, fencingToken, journal), ok -> ok);
         if (done) {
             ops.journaled(key, fencingToken);
@@ -237,6 +240,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
     public <T, X extends Exception> T checkpointInTransaction(IdempotencyKey key, long fencingToken,
             Function<? super T, byte[]> journal, HandleCallback<T, X> work) throws X {
         T result;
+        ops.journaled(key, fencingToken); // before the commit as well: see checkpoint
         try {
             result = truth.checkpointInTransaction(key, fencingToken, journal, work);
         } catch (LeaseLostException e) {
@@ -258,6 +262,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
      * @return false if the token is not current; the caller must then roll back
      */
     public boolean checkpointWithin(Handle handle, IdempotencyKey key, long fencingToken, byte[] journal) {
+        ops.journaled(key, fencingToken); // before the commit as well: see checkpoint
         boolean done = truth.checkpointWithin(handle, key, fencingToken, journal);
         if (done) {
             handle.afterCommit(() -> ops.journaled(key, fencingToken));
