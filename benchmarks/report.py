@@ -283,6 +283,7 @@ def issue40_rows(ix, results_dir):
         if n and e:
             rows.append((f"{store.lower()} replay: near cache / engine (time)",
                          f"{score(n) / score(e):.3f}x ({fmt(score(n))} / {fmt(score(e))} µs)", "-", "reported"))
+    rows += paired_rows(ix)
     runs = []
     for path in sorted(glob.glob(os.path.join(results_dir, "jmh-scaling-t*.json"))):
         runs += load(path)
@@ -309,11 +310,56 @@ def issue40_rows(ix, results_dir):
     return rows
 
 
+def paired_rows(ix):
+    """The split measured side by side (PairedStoreBenchmark): the ratios of per-call sums, and
+    the lowest and highest of that ratio over the iterations, which shows how steady it was."""
+    rows = []
+
+    def sums(sec, name):
+        m = sec.get(name)
+        raw = [x for fork in (m or {}).get("rawData", []) for x in fork]
+        return (m["score"] if m else float("nan")), raw
+
+    def ratio(sec, top, bottom):
+        (t, traw), (b, braw) = sums(sec, top), sums(sec, bottom)
+        per = [x / y for x, y in zip(traw, braw) if y]
+        spread = f"; iterations {min(per):.2f}-{max(per):.2f}x" if per else ""
+        return t / b, spread
+
+    for store in STORES:
+        if store not in REMOTE:
+            continue
+        for path in ("FIRST", "REPLAY"):
+            run = ix.get(("PairedStoreBenchmark.threeCalls", (("backend", store), ("path", path))))
+            if not run:
+                continue
+            sec = run.get("secondaryMetrics") or {}
+            calls = sums(sec, "calls")[0]
+            if not calls:
+                continue
+            us = {who: sums(sec, who + "Nanos")[0] / calls / 1000 for who in ("engine", "adapter", "raw")}
+            name = f"{store.lower()} {path.lower()}"
+            r, spread = ratio(sec, "engineNanos", "adapterNanos")
+            rows.append((f"{name}: engine / adapter (time, paired)",
+                         f"{r:.2f}x ({fmt(us['engine'])} / {fmt(us['adapter'])} µs{spread})", "-", "reported"))
+            extra = (sums(sec, "engineCpuNanos")[0] - sums(sec, "adapterCpuNanos")[0]) / calls / 1000
+            rows.append((f"{name}: engine CPU beyond the adapter's (thread CPU, paired)", f"{extra:.2f} µs",
+                         f"<= {ENGINE_CPU_TARGET_US} µs", verdict(extra, ENGINE_CPU_TARGET_US)))
+            r, spread = ratio(sec, "adapterNanos", "rawNanos")
+            target = PROTOCOL_REPLAY_TARGET if path == "REPLAY" else None
+            rows.append((f"{name}: adapter / raw (time, paired)",
+                         f"{r:.2f}x ({fmt(us['adapter'])} / {fmt(us['raw'])} µs{spread})",
+                         f"<= {target:.1f}x" if target else "-", verdict(r, target) if target else "reported"))
+    return rows
+
+
 def goals(results_dir, with_scaling=True):
     """The goal table of issue 26, one line per goal, from whatever the run measured."""
     ix = {}
-    for name in ("jmh-main.json", "jmh-goals.json"):
-        path = os.path.join(results_dir, name)
+    paths = [os.path.join(results_dir, name) for name in ("jmh-main.json", "jmh-goals.json")]
+    paths += sorted(glob.glob(os.path.join(results_dir, "jmh-goals-store-*.json")))
+    paths.append(os.path.join(results_dir, "jmh-goals-paired.json"))
+    for path in paths:
         if os.path.exists(path):
             ix.update(index(load(path)))
     rows = []

@@ -151,6 +151,40 @@ class BenchmarkSmokeTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(PairedStoreBenchmark.Path.class)
+    void thePairedBenchmarkTimesEachOfTheThreeCallsInTurn(PairedStoreBenchmark.Path path) throws Exception {
+        PairedStoreBenchmark b = new PairedStoreBenchmark();
+        b.backend = Backend.REDIS;
+        b.path = path;
+        b.setUp();
+        try {
+            PairedStoreBenchmark.Split split = new PairedStoreBenchmark.Split();
+            split.reset();
+            for (int i = 0; i < 6; i++) {
+                assertThat(b.threeCalls(split)).isNotNull();
+            }
+            assertThat(split.calls).isEqualTo(6);
+            assertThat(split.engineNanos).isPositive();
+            assertThat(split.adapterNanos).isPositive();
+            assertThat(split.rawNanos).isPositive();
+            assertThat(split.engineCpuNanos + split.adapterCpuNanos + split.rawCpuNanos).isPositive();
+            // Each of the three made its own call of the path: the engine's first execution is
+            // stored and its replay replayed.
+            Result<?> engine = (Result<?>) b.call(0);
+            assertThat(engine.replayed()).isEqualTo(path == PairedStoreBenchmark.Path.REPLAY);
+            assertThat(engine.value()).isEqualTo(Receipt.OK);
+            if (path == PairedStoreBenchmark.Path.REPLAY) {
+                assertThat(((ClaimResult) b.call(1)).status()).isEqualTo(ClaimResult.Status.EXISTING);
+            } else {
+                assertThat(b.call(1)).isEqualTo(true);
+                assertThat(b.call(2)).isEqualTo(true);
+            }
+        } finally {
+            b.tearDown();
+        }
+    }
+
     @Test
     void memoryReplayBenchmarkReplays() {
         MemoryReplayBenchmark b = new MemoryReplayBenchmark();
