@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -56,6 +57,14 @@ public class PairedStoreBenchmark {
     /** The path under test. */
     @Param({"FIRST", "REPLAY"})
     public Path path;
+
+    /**
+     * Microseconds the thread sleeps before each call (0 unless set): on the memory store this
+     * gives every call the context switch a network round trip gives it, so the engine's own
+     * cost can be told from the cost of running its code again after the thread slept.
+     */
+    @Param({"0"})
+    public int pauseMicros;
 
     private StoreBenchmark store;
 
@@ -118,6 +127,9 @@ public class PairedStoreBenchmark {
         Object answer = null;
         for (int i = 0; i < 3; i++) {
             int who = (first + i) % 3;
+            if (pauseMicros > 0) {
+                LockSupport.parkNanos(pauseMicros * 1_000L);
+            }
             long cpu = Split.THREADS.getCurrentThreadCpuTime();
             long start = System.nanoTime();
             answer = call(who);
