@@ -66,6 +66,7 @@ final class HotKeyLoad {
 
     private final StoreFixture fixture;
     private final BiFunction<IdempotencyEngineBuilder, Executor, IdempotencyEngineBuilder> configure;
+    private final Runnable afterHolderRenewal;
     private final Duration lease;
     private final Duration step;
     private final SteppedTime time;
@@ -91,6 +92,8 @@ final class HotKeyLoad {
         final CountDownLatch started = new CountDownLatch(1);
         final List<String> answers = Collections.synchronizedList(new ArrayList<>());
         volatile boolean released;
+        /** When a blocking holder's next renewal falls due, on the ticker (for the failure message). */
+        volatile long renewalDue;
         int callers;
 
         Hot(int k) {
@@ -120,8 +123,15 @@ final class HotKeyLoad {
                 }
                 started.countDown();
                 // Renews its own lease every third of it, as long blocking work must, until released.
-                while (time.sleepUntil(time.now() + lease.toNanos() / 3, () -> released)) {
+                // Each renewal falls due a third of a lease after the last one fell due, as the engine's
+                // heartbeat counts, not after it answered: the steps go on while this thread waits for a
+                // core, and counting from a reading taken after that wait put the next renewal past the
+                // lease it had just got (a run that failed on a loaded machine, the engine being right).
+                renewalDue = time.now() + lease.toNanos() / 3;
+                while (time.sleepUntil(renewalDue, () -> released)) {
                     ctx.extendLease(lease);
+                    afterHolderRenewal.run();
+                    renewalDue += lease.toNanos() / 3;
                 }
                 return value;
             };
@@ -143,8 +153,19 @@ final class HotKeyLoad {
 
     HotKeyLoad(StoreFixture fixture,
             BiFunction<IdempotencyEngineBuilder, Executor, IdempotencyEngineBuilder> configure) {
+        this(fixture, configure, () -> { });
+    }
+
+    /**
+     * @param afterHolderRenewal run by a blocking holder after each of its renewals (a test's way
+     *     to keep that thread off a core while the steps go on)
+     */
+    HotKeyLoad(StoreFixture fixture,
+            BiFunction<IdempotencyEngineBuilder, Executor, IdempotencyEngineBuilder> configure,
+            Runnable afterHolderRenewal) {
         this.fixture = fixture;
         this.configure = configure;
+        this.afterHolderRenewal = afterHolderRenewal;
         this.lease = fixture.lease();
         this.step = lease.dividedBy(STEPS_PER_LEASE);
         this.time = new SteppedTime(fixture, REAL_BOUND);
@@ -328,10 +349,12 @@ final class HotKeyLoad {
             assertThat(probe.takenOver()).as("keys taken over from their live workers by step %d (%s into the run):"
                     + " their work runs twice", s, time.elapsed()).isEmpty();
             assertThat(renewed)
-                    .as("at step %d (%s into the run), the lease of %s (its %s holder on %s) was not renewed"
-                            + " while waiting duplicates' claims were held: renewals queue behind waiters", s,
-                            time.elapsed(), h.key.key(), h.blockingHolder ? "blocking" : "async",
-                            shapes.get(h.holder))
+                    .as("at step %d (%s into the run), the lease of %s (its %s holder on %s; granted until %s,"
+                            + " store time now %s%s) was not renewed while waiting duplicates' claims were held:"
+                            + " renewals queue behind waiters", s, time.elapsed(), h.key.key(),
+                            h.blockingHolder ? "blocking" : "async", shapes.get(h.holder), lease, now,
+                            h.blockingHolder ? "; its own next renewal due at "
+                                    + time.elapsedAt(h.renewalDue) + " into the run" : "")
                     .isTrue();
         }
     }

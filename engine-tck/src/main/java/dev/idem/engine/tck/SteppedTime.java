@@ -34,6 +34,11 @@ final class SteppedTime {
         return Duration.ofNanos(nanos - origin);
     }
 
+    /** How far into the run the ticker reading {@code ticker} is. */
+    Duration elapsedAt(long ticker) {
+        return Duration.ofNanos(ticker - origin);
+    }
+
     /** Lets {@code d} pass on the store's clock and the ticker, and wakes the sleepers it reaches. */
     void step(Duration d) throws InterruptedException {
         fixture.advance(d);
