@@ -697,8 +697,13 @@ final class Execution<T> {
         if (outcome == null) {
             return unstorable[0].thenCompose(Recorder::failed);
         }
-        return recorder.completeSuccess(outcome.stored(), token, attempt, fingerprint, writes)
-                .thenApply(stored -> new Result<>(plain(value, outcome.plain()), false, stored, attempt));
+        CompletableFuture<Boolean> written = recorder.completeSuccess(outcome.stored(), token, attempt, fingerprint,
+                writes);
+        if (StoreWrites.succeeded(written)) {
+            return CompletableFuture.completedFuture(new Result<>(plain(value, outcome.plain()), false,
+                    written.join(), attempt));
+        }
+        return written.thenApply(stored -> new Result<>(plain(value, outcome.plain()), false, stored, attempt));
     }
 
     /**
@@ -820,7 +825,14 @@ final class Execution<T> {
 
     /** Nanoseconds from {@code now} to {@code until}, both on the store's clock; never negative. */
     static long timeLeft(Instant now, Instant until) {
-        return nonNegative(Duration.between(now, until)).toNanos();
+        // Without a Duration on the way (this runs on every claim); overflow still throws, as
+        // Duration.toNanos() did.
+        long seconds = until.getEpochSecond() - now.getEpochSecond();
+        if (seconds < 0) {
+            return 0;
+        }
+        return Math.max(0, Math.addExact(Math.multiplyExact(seconds, 1_000_000_000L),
+                until.getNano() - now.getNano()));
     }
 
     private static Duration nonNegative(Duration d) {

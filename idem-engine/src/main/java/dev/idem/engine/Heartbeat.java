@@ -110,12 +110,13 @@ final class Heartbeat {
         if (stopped) {
             return;
         }
-        long delay = interval.toNanos();
+        // The first beat waits the whole interval: no Duration to make for it.
+        Duration delay = interval;
         if (firedAt != null) {
-            delay = Math.max(0L, firedAt + interval.toNanos() - engine.ticker.read());
+            delay = Duration.ofNanos(Math.max(0L, firedAt + interval.toNanos() - engine.ticker.read()));
         }
         try {
-            next = scheduler.schedule(Duration.ofNanos(delay), this::due);
+            next = scheduler.schedule(delay, this::due);
         } catch (RuntimeException e) {
             stopped = true;
             LOG.log(Level.WARNING, "the heartbeat of {0} cannot be scheduled ({1}); its lease lapses unless the work"

@@ -148,7 +148,12 @@ final class Recorder {
     CompletableFuture<Boolean> completeSuccess(byte[] outcome, long token, int attempt, byte[] fingerprint,
             StoreWrites writes) {
         long sent = engine.ticker.read();
-        return completeWithRetries(token, outcome, writes).handle((completed, failure) -> {
+        CompletableFuture<Boolean> written = completeWithRetries(token, outcome, writes);
+        if (StoreWrites.succeeded(written) && written.join()) {
+            // Stored at the first try, as nearly always: no stage chain to decide it.
+            return stored(outcome, attempt, fingerprint, sent);
+        }
+        return StoreWrites.then(written, (completed, failure) -> {
             Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
             if (e instanceof StoreUnavailableException && ((StoreUnavailableException) e).retryable()) {
                 // The claim is kept, so the lease holds duplicates off while the store recovers.
@@ -169,10 +174,14 @@ final class Recorder {
                 events.emit(Type.LEASE_LOST, attempt);
                 return Recorder.<Boolean>failed(new LeaseLostException(key, token));
             }
-            events.emit(Type.FIRST_EXECUTION, attempt);
-            cache(fingerprint, outcome, attempt, sent);
-            return CompletableFuture.completedFuture(true);
-        }).thenCompose(f -> f);
+            return stored(outcome, attempt, fingerprint, sent);
+        });
+    }
+
+    private CompletableFuture<Boolean> stored(byte[] outcome, int attempt, byte[] fingerprint, long sent) {
+        events.emit(Type.FIRST_EXECUTION, attempt);
+        cache(fingerprint, outcome, attempt, sent);
+        return StoreWrites.TRUE;
     }
 
     /**
@@ -195,7 +204,7 @@ final class Recorder {
                     + outcome.length + " bytes, " + overLimit(), answer, writes);
         }
         long sent = engine.ticker.read();
-        return completeWithRetries(token, outcome, writes).handle((completed, failure) -> {
+        return StoreWrites.then(completeWithRetries(token, outcome, writes), (completed, failure) -> {
             Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
             if (e == null && completed) {
                 events.emit(Type.FINAL_FAILURE_STORED, attempt);
@@ -218,7 +227,7 @@ final class Recorder {
                         + answer.code() + "': " + e.getMessage(), answer, writes);
             }
             return Recorder.<RuntimeException>failed(e);
-        }).thenCompose(f -> f);
+        });
     }
 
     /**
@@ -241,7 +250,7 @@ final class Recorder {
             return CompletableFuture.completedFuture(answer);
         }
         long sent = engine.ticker.read();
-        return completeWithRetries(token, marker, writes).handle((completed, failure) -> {
+        return StoreWrites.then(completeWithRetries(token, marker, writes), (completed, failure) -> {
             Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
             if (e instanceof StoreUnavailableException || e instanceof IllegalArgumentException) {
                 answer.addSuppressed(e);
@@ -262,7 +271,7 @@ final class Recorder {
             LeaseLostException lost = new LeaseLostException(key, token);
             lost.addSuppressed(answer);
             return CompletableFuture.<RuntimeException>completedFuture(lost);
-        }).thenCompose(f -> f);
+        });
     }
 
     /**
@@ -308,7 +317,7 @@ final class Recorder {
 
     private CompletableFuture<Boolean> given(CompletableFuture<Boolean> write, Throwable failure, long token,
             int attempt) {
-        return write.handle((ok, e) -> {
+        return StoreWrites.then(write, (ok, e) -> {
             if (e != null) {
                 Throwable cause = AsyncExecution.unwrap(e);
                 if (cause instanceof Error) {
@@ -322,7 +331,7 @@ final class Recorder {
                 failure.addSuppressed(new LeaseLostException(key, token));
             }
             return CompletableFuture.completedFuture(ok);
-        }).thenCompose(f -> f);
+        });
     }
 
     /**
@@ -337,7 +346,9 @@ final class Recorder {
     }
 
     private CompletableFuture<Boolean> completeWithRetries(long token, byte[] outcome, StoreWrites writes) {
-        return writes.withRetries(() -> writes.complete(token, outcome, ttl));
+        CompletableFuture<Boolean> first = writes.complete(token, outcome, ttl);
+        return StoreWrites.succeeded(first) ? first
+                : writes.retried(first, () -> writes.complete(token, outcome, ttl));
     }
 
     static <R> CompletableFuture<R> failed(Throwable e) {

@@ -59,7 +59,8 @@ abstract class StepContext implements ExecutionContext {
     private final byte[] claimedJournal;
     private final byte[] claimedFingerprint;
     private final Thread owner;
-    private final Set<String> names = new HashSet<>();
+    // Made at the first step: most work runs none, and pays for no set.
+    private Set<String> names;
     private StepJournal journal;
     private int position;
     private boolean running;
@@ -257,6 +258,9 @@ abstract class StepContext implements ExecutionContext {
             }
             if (journal == null) {
                 journal = StepJournal.decode(claimedJournal);
+            }
+            if (names == null) {
+                names = new HashSet<>();
             }
             if (!names.add(name)) {
                 throw new StepMismatchException(stepKey, name, "step name '" + name + "' is used twice in one"

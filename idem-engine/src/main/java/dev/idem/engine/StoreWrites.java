@@ -5,8 +5,10 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.NonBlockingStore;
 import dev.idem.api.time.Scheduler;
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
@@ -41,7 +43,12 @@ abstract class StoreWrites {
         return new StoreWrites(engine, key) {
             @Override
             CompletableFuture<Boolean> complete(long token, byte[] outcome, Duration ttl) {
-                return now(() -> engine.store.complete(key, token, outcome, ttl));
+                // Not through now(): on every first execution, and a lambda less to allocate.
+                try {
+                    return done(engine.store.complete(key, token, outcome, ttl));
+                } catch (RuntimeException | Error e) {
+                    return CompletableFuture.failedFuture(e);
+                }
             }
 
             @Override
@@ -110,6 +117,15 @@ abstract class StoreWrites {
         };
     }
 
+    // Shared: they are complete already, and never leave the engine (nothing may obtrude on them).
+    static final CompletableFuture<Boolean> TRUE = CompletableFuture.completedFuture(true);
+    static final CompletableFuture<Boolean> FALSE = CompletableFuture.completedFuture(false);
+
+    /** A write's answer as a stage, without allocating one. */
+    static CompletableFuture<Boolean> done(boolean answer) {
+        return answer ? TRUE : FALSE;
+    }
+
     private static <R> CompletableFuture<R> now(Supplier<R> write) {
         try {
             return CompletableFuture.completedFuture(write.get());
@@ -124,11 +140,23 @@ abstract class StoreWrites {
      * a write after the work waits. Fails with the last failure if no attempt succeeded.
      */
     CompletableFuture<Boolean> withRetries(Supplier<CompletableFuture<Boolean>> write) {
-        return attempt(write, 0);
+        return retried(write.get(), write, 0);
     }
 
-    private CompletableFuture<Boolean> attempt(Supplier<CompletableFuture<Boolean>> write, int i) {
-        return write.get().handle((ok, failure) -> {
+    /**
+     * {@link #withRetries} whose first attempt, {@code sent}, was already made: a caller that
+     * finds it succeeded never builds {@code write} for the retries.
+     */
+    CompletableFuture<Boolean> retried(CompletableFuture<Boolean> sent, Supplier<CompletableFuture<Boolean>> write) {
+        return retried(sent, write, 0);
+    }
+
+    private CompletableFuture<Boolean> retried(CompletableFuture<Boolean> sent,
+            Supplier<CompletableFuture<Boolean>> write, int i) {
+        if (succeeded(sent)) {
+            return sent;
+        }
+        return then(sent, (ok, failure) -> {
             if (failure == null) {
                 return CompletableFuture.completedFuture(ok);
             }
@@ -137,9 +165,40 @@ abstract class StoreWrites {
                     || i + 1 >= engine.completeAttempts) {
                 return CompletableFuture.<Boolean>failedFuture(cause);
             }
-            return pause(Duration.ofMillis(50L << i)).handle((v, cut) -> cut == null ? attempt(write, i + 1)
-                    : CompletableFuture.<Boolean>failedFuture(cause)).thenCompose(f -> f);
-        }).thenCompose(f -> f);
+            return then(pause(Duration.ofMillis(50L << i)), (v, cut) -> cut == null ? retried(write.get(), write, i + 1)
+                    : CompletableFuture.<Boolean>failedFuture(cause));
+        });
+    }
+
+    /** Whether {@code stage} has already succeeded (every blocking write that did has). */
+    static boolean succeeded(CompletableFuture<?> stage) {
+        return stage.isDone() && !stage.isCompletedExceptionally();
+    }
+
+    /**
+     * {@code stage.handle(next).thenCompose(f -> f)}, but for a stage already done {@code next}
+     * runs at once on this thread: the blocking driver's writes are all done when it gets them,
+     * and should not pay for a chain of stages built only to be unwound (as {@code handle}, a
+     * failure may reach {@code next} wrapped in a {@link CompletionException}; every
+     * {@code next} unwraps it).
+     */
+    static <T, U> CompletableFuture<U> then(CompletableFuture<T> stage,
+            BiFunction<? super T, Throwable, CompletableFuture<U>> next) {
+        if (!stage.isDone()) {
+            return stage.handle(next).thenCompose(f -> f);
+        }
+        T value = null;
+        Throwable failure = null;
+        try {
+            value = stage.join();
+        } catch (CompletionException | CancellationException e) {
+            failure = e;
+        }
+        try {
+            return next.apply(value, failure);
+        } catch (RuntimeException | Error e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** The value of a future the blocking driver got (complete already), its failure rethrown as it was. */
