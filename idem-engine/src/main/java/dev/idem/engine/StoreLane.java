@@ -61,7 +61,7 @@ final class StoreLane {
      * @return the call's result, or its exception
      */
     <R> CompletableFuture<R> call(boolean holdsClaim, Supplier<R> storeCall) {
-        return enter(holdsClaim, () -> CompletableFuture.completedFuture(storeCall.get()));
+        return enter(new Call<>(holdsClaim, null, storeCall));
     }
 
     /**
@@ -71,14 +71,13 @@ final class StoreLane {
      * @return the call's result, or its exception, completed on the executor
      */
     <R> CompletableFuture<R> start(boolean holdsClaim, Supplier<? extends CompletionStage<R>> storeCall) {
-        return enter(holdsClaim, storeCall);
+        return enter(new Call<>(holdsClaim, storeCall, null));
     }
 
-    private <R> CompletableFuture<R> enter(boolean holdsClaim, Supplier<? extends CompletionStage<R>> storeCall) {
-        Call<R> call = new Call<>(holdsClaim, storeCall);
+    private <R> CompletableFuture<R> enter(Call<R> call) {
         synchronized (this) {
             if (running >= width) {
-                (holdsClaim ? holding : claims).add(call);
+                (call.holdsClaim ? holding : claims).add(call);
                 return call.result;
             }
             running++;
@@ -156,17 +155,32 @@ final class StoreLane {
 
     private final class Call<R> implements Runnable {
         final boolean holdsClaim;
+        /** A non-blocking call's body, or null. */
         final Supplier<? extends CompletionStage<R>> body;
+        /** A blocking call's body (answered when it returns: no stage to wrap it in), or null. */
+        final Supplier<R> blockingBody;
         final CompletableFuture<R> result = new CompletableFuture<>();
         boolean refused;
 
-        Call(boolean holdsClaim, Supplier<? extends CompletionStage<R>> body) {
+        Call(boolean holdsClaim, Supplier<? extends CompletionStage<R>> body, Supplier<R> blockingBody) {
             this.holdsClaim = holdsClaim;
             this.body = body;
+            this.blockingBody = blockingBody;
         }
 
         @Override
         public void run() {
+            if (blockingBody != null) {
+                R value;
+                try {
+                    value = blockingBody.get();
+                } catch (RuntimeException | Error e) {
+                    ended(null, e);
+                    return;
+                }
+                ended(value, null);
+                return;
+            }
             CompletionStage<R> stage;
             try {
                 stage = body.get();
