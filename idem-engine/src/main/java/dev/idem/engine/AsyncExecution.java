@@ -5,6 +5,8 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.time.Scheduler;
 import java.lang.System.Logger.Level;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
@@ -13,7 +15,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * The asynchronous driver of one {@link Execution}: the same steps as the blocking call
@@ -47,6 +50,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class AsyncExecution<T> {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
+    private static final VarHandle RELEASED;
+
+    static {
+        try {
+            RELEASED = MethodHandles.lookup().findVarHandle(AsyncExecution.class, "released", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final IdempotencyEngine engine;
     private final IdempotencyKey key;
@@ -55,7 +67,10 @@ final class AsyncExecution<T> {
     private final Executor executor;
     private final Scheduler scheduler;
     private final CompletableFuture<Result<T>> answer = new CompletableFuture<>();
-    private final AtomicBoolean released = new AtomicBoolean();
+    /** Whether this call's slot was returned (through {@link #RELEASED}: once, whoever gets there first). */
+    private volatile boolean released;
+    /** Whether {@link #answer} is watched for a caller that cancels while this call waits for a poll. */
+    private boolean watched;
     /**
      * Whether the engine does something for this call now (a claim in the store, the work, a
      * give-back): false only while it waits for its next poll. Its slot among the engine's
@@ -77,12 +92,6 @@ final class AsyncExecution<T> {
 
     /** Starts the call, which holds one of the engine's slots (taken by the caller) until it ends. */
     CompletableFuture<Result<T>> start(Object request) {
-        // A caller that cancels (or completes) the answer while the call waits between polls.
-        answer.whenComplete((r, e) -> {
-            if (!busy) {
-                stopWaiting();
-            }
-        });
         try {
             fingerprint = execution.fingerprint(request);
             execution.refuseIfSpent();
@@ -109,12 +118,12 @@ final class AsyncExecution<T> {
         long token = engine.nextToken();
         long beforeClaim = engine.ticker.read();
         if (!execution.waits()) {
-            storeClaim(token).whenComplete((claim, failure) -> judged(claim, failure, beforeClaim));
+            storeClaim(token, (claim, failure) -> judged(claim, failure, beforeClaim));
             return;
         }
         SharedPolls.Ticket ticket = engine.polls.join(key, false);
         if (ticket.issuer()) {
-            storeClaim(token).whenComplete((claim, failure) -> {
+            storeClaim(token, (claim, failure) -> {
                 if (failure != null) {
                     ticket.fail(failure);
                 } else {
@@ -133,24 +142,39 @@ final class AsyncExecution<T> {
         }
     }
 
-    /** The one claim this call sends to the store: non-blocking if the store offers it. */
-    private CompletableFuture<ClaimResult> storeClaim(long token) {
+    /**
+     * The one claim this call sends to the store, non-blocking if the store offers it; {@code then}
+     * gets its answer or its (unwrapped) failure.
+     */
+    private void storeClaim(long token, BiConsumer<ClaimResult, Throwable> then) {
         if (engine.nonBlocking != null) {
-            return execution.claimNonBlocking(fingerprint, token);
+            unwrapped(execution.claimNonBlocking(fingerprint, token), then);
+            return;
         }
-        return engine.async.lane.call(false, () -> execution.claim(fingerprint, token));
+        engine.async.lane.call(false, () -> execution.claim(fingerprint, token), then);
     }
 
-    /** A write that ends the key: through the non-blocking lane, or on the blocking lane's threads. */
-    private <R> CompletableFuture<R> ending(java.util.function.Function<StoreWrites, CompletableFuture<R>> body) {
+    /**
+     * A write that ends the key, through the non-blocking lane or on the blocking lane's threads;
+     * {@code then} gets its result or its (unwrapped) failure.
+     */
+    private <R> void ending(Function<StoreWrites, CompletableFuture<R>> body, BiConsumer<? super R, Throwable> then) {
         if (engine.nonBlocking != null) {
+            CompletableFuture<R> write;
             try {
-                return body.apply(execution.writes());
+                write = body.apply(execution.writes());
             } catch (RuntimeException | Error e) {
-                return CompletableFuture.failedFuture(e);
+                write = CompletableFuture.failedFuture(e);
             }
+            unwrapped(write, then);
+            return;
         }
-        return engine.async.lane.call(true, () -> StoreWrites.join(body.apply(execution.writes())));
+        engine.async.lane.call(true, () -> StoreWrites.join(body.apply(execution.writes())), then);
+    }
+
+    /** Hands a stage's outcome to {@code then} as the blocking lane does: the failure unwrapped. */
+    private static <R> void unwrapped(CompletableFuture<R> stage, BiConsumer<? super R, Throwable> then) {
+        stage.whenComplete((value, failure) -> then.accept(value, failure == null ? null : unwrap(failure)));
     }
 
     /** Judges another waiter's claim, which this call cannot have won. */
@@ -189,6 +213,16 @@ final class AsyncExecution<T> {
     /** Schedules the next poll; the call holds nothing meanwhile. */
     private void waitFor(Execution.Verdict<T> verdict) {
         busy = false;
+        if (!watched) {
+            // From the first wait on (not before: most calls never wait), a caller that cancels (or
+            // completes) the answer between polls stops the wait and returns the slot at once.
+            watched = true;
+            answer.whenComplete((r, e) -> {
+                if (!busy) {
+                    stopWaiting();
+                }
+            });
+        }
         if (answer.isDone()) {
             stopWaiting();
             return;
@@ -229,7 +263,7 @@ final class AsyncExecution<T> {
 
     /** The caller went away while its claim was in the store, and the claim won: give the key back unrun. */
     private void giveBack(ClaimResult claim, long beforeClaim) {
-        ending(writes -> execution.giveBackUnstarted(claim, beforeClaim, writes)).whenComplete((v, e) -> idle());
+        ending(writes -> execution.giveBackUnstarted(claim, beforeClaim, writes), (v, e) -> idle());
     }
 
     /** The caller's deadline passed while its claim was being won: give the key back unrun, through the lane. */
@@ -240,13 +274,13 @@ final class AsyncExecution<T> {
             } finally {
                 engine.polls.forget(key);
             }
-        }).whenComplete((refused, e) -> done(null, e == null ? refused : unwrap(e)));
+        }, (refused, e) -> done(null, e == null ? refused : e));
     }
 
     private void run(ClaimResult claim, long beforeClaim) {
         StepContext ctx = execution.begin(claim, beforeClaim, null);
         Heartbeat heartbeat = new Heartbeat(engine, key, ctx, execution.lease(), engine.async.maxPending,
-                engine.async::renewals, engine.async.renewalTimer(), engine.nonBlocking != null);
+                engine.async.renewalThreads, engine.async.renewalTimer(), engine.nonBlocking != null);
         // Before the work is called: a work that blocks before it returns its stage keeps its lease too.
         heartbeat.start();
         CompletionStage<? extends T> stage;
@@ -278,17 +312,28 @@ final class AsyncExecution<T> {
     /** Ends the key by the work's outcome, through the lane ahead of waiting claims (the stage may complete on an event loop). */
     private void end(StepContext ctx, Heartbeat heartbeat, T value, Throwable failure) {
         // Once no renewal is in flight: none may lengthen a lease the ending cuts short (a hand-back).
-        heartbeat.stop().whenComplete((v, stopFailure) -> {
-            Runnable ending = () -> ending(writes -> finish(ctx, value, failure, writes))
-                    .whenComplete((result, e) -> done(result, e == null ? null : unwrap(e)));
-            if (engine.nonBlocking == null) {
-                // The blocking lane runs the ending on the executor itself.
-                ending.run();
-            } else {
-                // Not on the thread that completed the work's stage (an application's event loop, maybe).
-                holding(ending);
-            }
-        });
+        CompletableFuture<Void> extending = heartbeat.stop();
+        if (extending == null) {
+            endKey(ctx, value, failure);
+        } else {
+            extending.whenComplete((v, stopFailure) -> endKey(ctx, value, failure));
+        }
+    }
+
+    private void endKey(StepContext ctx, T value, Throwable failure) {
+        if (engine.nonBlocking == null) {
+            // The blocking lane runs the ending on the executor itself.
+            ending(writes -> finish(ctx, value, failure, writes), this::ended);
+        } else {
+            // Not on the thread that completed the work's stage (an application's event loop, maybe).
+            holding(() -> ending(writes -> finish(ctx, value, failure, writes), this::ended));
+        }
+    }
+
+    /** The key's ending was stored (or failed): no poll of it is worth sharing any more; answer the caller. */
+    private void ended(Result<T> result, Throwable failure) {
+        engine.polls.forget(key);
+        done(result, failure);
     }
 
     /** Runs a task of a claimed key on the executor, else the renewal threads, else here: it must run. */
@@ -309,11 +354,9 @@ final class AsyncExecution<T> {
         if (failure instanceof CancellationException) {
             LOG.log(Level.WARNING, "the asynchronous work of {0} was cancelled; its effect may still be under way,"
                     + " so the claim is kept until its lease lapses (then a retry takes the key over)", key);
-            engine.polls.forget(key);
             return CompletableFuture.failedFuture(failure);
         }
-        return execution.finish(ctx, value, failure, fingerprint, writes)
-                .whenComplete((r, e) -> engine.polls.forget(key));
+        return execution.finish(ctx, value, failure, fingerprint, writes);
     }
 
     /** Answers the caller, after returning the slot (so a follow-up call in a callback finds it free). */
@@ -345,7 +388,7 @@ final class AsyncExecution<T> {
 
     /** Frees this call's slot among the engine's {@code maxAsyncCalls}, once. */
     private void release() {
-        if (released.compareAndSet(false, true)) {
+        if (!released && RELEASED.compareAndSet(this, false, true)) {
             engine.async.release();
         }
     }

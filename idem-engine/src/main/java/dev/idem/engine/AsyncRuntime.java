@@ -12,6 +12,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * Where an engine's asynchronous calls run their blocking store calls (the executor, entered
@@ -45,6 +46,8 @@ final class AsyncRuntime {
     private volatile Executor executor;
     private volatile Scheduler scheduler;
     private volatile Executor renewals;
+    /** {@link #renewals()}, as the heartbeats take it (made once: every pending work has a heartbeat). */
+    final Supplier<Executor> renewalThreads = this::renewals;
     /** Where asynchronous store calls enter the executor: at most {@link #POOL_THREADS} at once. */
     final StoreLane lane;
     /**

@@ -265,7 +265,7 @@ final class Execution<T> {
         if (renewal.compareTo(lease) >= 0) {
             return null;
         }
-        Heartbeat beat = new Heartbeat(engine, key, ctx, renewal, lease, engine.async::renewals,
+        Heartbeat beat = new Heartbeat(engine, key, ctx, renewal, lease, engine.async.renewalThreads,
                 engine.async.renewalTimer());
         beat.start();
         return beat;

@@ -45,7 +45,8 @@ final class Heartbeat {
     /** The non-blocking extension in flight, or null. */
     private CompletableFuture<Instant> extending;
     private final Duration lease;
-    private final Duration interval;
+    /** A third of the lease, at least a millisecond; made a {@link Duration} only when a beat is scheduled. */
+    private final long intervalNanos;
     /** The ticker reading when the latest beat fell due; null before the first. */
     private Long firedAt;
     private final long deadline;
@@ -70,7 +71,7 @@ final class Heartbeat {
         this.key = key;
         this.ctx = ctx;
         this.lease = lease;
-        this.interval = Duration.ofNanos(Math.max(1_000_000L, lease.toNanos() / 3));
+        this.intervalNanos = Math.max(1_000_000L, lease.toNanos() / 3);
         this.deadline = engine.ticker.read() + maxPending.toNanos();
         this.maxPending = maxPending;
         this.executor = executor;
@@ -110,13 +111,12 @@ final class Heartbeat {
         if (stopped) {
             return;
         }
-        // The first beat waits the whole interval: no Duration to make for it.
-        Duration delay = interval;
+        long delay = intervalNanos;
         if (firedAt != null) {
-            delay = Duration.ofNanos(Math.max(0L, firedAt + interval.toNanos() - engine.ticker.read()));
+            delay = Math.max(0L, firedAt + intervalNanos - engine.ticker.read());
         }
         try {
-            next = scheduler.schedule(delay, this::due);
+            next = scheduler.schedule(Duration.ofNanos(delay), this::due);
         } catch (RuntimeException e) {
             stopped = true;
             LOG.log(Level.WARNING, "the heartbeat of {0} cannot be scheduled ({1}); its lease lapses unless the work"
@@ -180,8 +180,10 @@ final class Heartbeat {
     }
 
     /**
-     * Stops beating; waits for a blocking beat in progress. Returns a stage that completes once no
-     * non-blocking extension is in flight either.
+     * Stops beating; waits for a blocking beat in progress.
+     *
+     * @return null if no non-blocking extension is in flight (nearly always: one is only while
+     *     the store answers a beat), else a stage that completes once it answered
      */
     synchronized CompletableFuture<Void> stop() {
         stopped = true;
@@ -189,7 +191,6 @@ final class Heartbeat {
             next.cancel();
         }
         CompletableFuture<Instant> inFlight = extending;
-        return inFlight == null ? CompletableFuture.completedFuture(null)
-                : inFlight.handle((deadline, e) -> null);
+        return inFlight == null ? null : inFlight.handle((deadline, e) -> null);
     }
 }

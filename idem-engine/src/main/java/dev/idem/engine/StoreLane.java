@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -17,16 +18,16 @@ import java.util.function.Supplier;
  * {@link AsyncRuntime#renewals()}) queues behind at most that many in the store's own connection
  * pool or pipeline.
  *
- * <p>A blocking lane runs each call on the executor; its future completes after its slot is given
- * back, on the thread that ran it, so what follows (judging a claim, starting the work) does not
- * hold a slot. A non-blocking lane (over a {@link dev.idem.api.store.NonBlockingStore}) starts each
+ * <p>A blocking lane runs each call on the executor and hands its result on after its slot is
+ * given back, on the thread that ran it, so what follows (judging a claim, starting the work) does
+ * not hold a slot. A non-blocking lane (over a {@link dev.idem.api.store.NonBlockingStore}) starts each
  * call on the thread that hands it in (the call returns at once) and holds its slot until the
  * store's stage completes, on the client's I/O thread; its future is then completed on the
  * executor, never on that I/O thread, so nothing the engine does next runs on an event loop.
  *
  * <p>An executor that refuses a call (or a hop) of a held claim does not lose it: it runs on
  * {@code fallback} (the engine's own renewal threads), else on the calling thread, because its
- * outcome must be stored. A refused blocking claim completes its future with
+ * outcome must be stored. A refused blocking claim is answered with
  * {@link StoreUnavailableException}; nothing is held then. The answer of a non-blocking claim is
  * never dropped (the claim may have won the key): a refused hop runs on the fallback too.
  */
@@ -55,13 +56,15 @@ final class StoreLane {
     }
 
     /**
-     * Runs the blocking {@code storeCall} on the executor when a slot is free.
+     * Runs the blocking {@code storeCall} on the executor when a slot is free, and hands its
+     * result to {@code then} on that thread once the slot is given back (no future between them:
+     * this is every async call's path over a blocking store).
      *
      * @param holdsClaim whether the caller holds the key's claim (its call goes first and is never dropped)
-     * @return the call's result, or its exception
+     * @param then gets the call's result, or its exception (unwrapped), exactly once
      */
-    <R> CompletableFuture<R> call(boolean holdsClaim, Supplier<R> storeCall) {
-        return enter(new Call<>(holdsClaim, null, storeCall));
+    <R> void call(boolean holdsClaim, Supplier<R> storeCall, BiConsumer<? super R, Throwable> then) {
+        enter(new Call<>(holdsClaim, null, storeCall, then));
     }
 
     /**
@@ -71,19 +74,26 @@ final class StoreLane {
      * @return the call's result, or its exception, completed on the executor
      */
     <R> CompletableFuture<R> start(boolean holdsClaim, Supplier<? extends CompletionStage<R>> storeCall) {
-        return enter(new Call<>(holdsClaim, storeCall, null));
+        CompletableFuture<R> result = new CompletableFuture<>();
+        enter(new Call<R>(holdsClaim, storeCall, null, (value, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            } else {
+                result.complete(value);
+            }
+        }));
+        return result;
     }
 
-    private <R> CompletableFuture<R> enter(Call<R> call) {
+    private void enter(Call<?> call) {
         synchronized (this) {
             if (running >= width) {
                 (call.holdsClaim ? holding : claims).add(call);
-                return call.result;
+                return;
             }
             running++;
         }
         dispatch(call);
-        return call.result;
     }
 
     /** Store calls under way now, for tests. */
@@ -105,7 +115,7 @@ final class StoreLane {
                     runHolding(call, refused);
                 } else {
                     call.refused = true;
-                    call.result.completeExceptionally(new StoreUnavailableException("the engine's async executor"
+                    call.answer(null, new StoreUnavailableException("the engine's async executor"
                             + " refused a store call: " + refused, refused, true));
                 }
             }
@@ -159,13 +169,15 @@ final class StoreLane {
         final Supplier<? extends CompletionStage<R>> body;
         /** A blocking call's body (answered when it returns: no stage to wrap it in), or null. */
         final Supplier<R> blockingBody;
-        final CompletableFuture<R> result = new CompletableFuture<>();
+        final BiConsumer<? super R, Throwable> then;
         boolean refused;
 
-        Call(boolean holdsClaim, Supplier<? extends CompletionStage<R>> body, Supplier<R> blockingBody) {
+        Call(boolean holdsClaim, Supplier<? extends CompletionStage<R>> body, Supplier<R> blockingBody,
+                BiConsumer<? super R, Throwable> then) {
             this.holdsClaim = holdsClaim;
             this.body = body;
             this.blockingBody = blockingBody;
+            this.then = then;
         }
 
         @Override
@@ -211,11 +223,13 @@ final class StoreLane {
             }
         }
 
-        private void answer(R value, Throwable failure) {
-            if (failure != null) {
-                result.completeExceptionally(AsyncExecution.unwrap(failure));
-            } else {
-                result.complete(value);
+        void answer(R value, Throwable failure) {
+            try {
+                then.accept(failure == null ? value : null, failure == null ? null : AsyncExecution.unwrap(failure));
+            } catch (RuntimeException | Error e) {
+                // What follows a store call handles its own failures; one that escapes is a bug, but it
+                // must not take the lane's thread (or the slot hand-over after it) with it.
+                LOG.log(Level.ERROR, "an async store call's continuation failed", e);
             }
         }
     }
