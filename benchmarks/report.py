@@ -7,8 +7,9 @@ Usage: report.py RESULTS_DIR [--readme README.md]
 
 With --readme, the text between the markers <!-- results:start --> and <!-- results:end -->
 in the README is replaced by the summary. --compare prints, per benchmark and parameters
-found in both files, the two scores and the ratio of B's time to A's (below 1: B is
-faster) and of their allocation. Standard library only.
+found in both files, the two scores (means of every fork, over all runs of it in a file), the
+ratio of B's time to A's (below 1: B is faster) with a 95 % interval from the spread of the
+forks, whether that interval excludes 1, and both allocations. Standard library only.
 """
 import glob
 import json
@@ -402,23 +403,87 @@ def goals(results_dir, with_scaling=True):
     return lines
 
 
+def grouped(runs):
+    """(Class.method, params, threads) -> every run of it (a compare with --rounds has several)."""
+    out = {}
+    for r in runs:
+        key = (short(r["benchmark"]), tuple(sorted((r.get("params") or {}).items())), r.get("threads", 1))
+        out.setdefault(key, []).append(r)
+    return out
+
+
+def fork_means(runs):
+    """The mean of each fork of these runs: the unit that varies on a shared host."""
+    means = []
+    for r in runs:
+        for fork in r["primaryMetric"].get("rawData") or []:
+            if fork:
+                means.append(sum(fork) / len(fork))
+    return means or [score(r) for r in runs]
+
+
+# Two-sided 95 % quantiles of Student's t by degrees of freedom (1.96 past the table).
+T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23,
+       12: 2.18, 15: 2.13, 20: 2.09, 30: 2.04}
+
+
+def t95(df):
+    if df < 1:
+        return float("inf")
+    return T95[max(d for d in T95 if d <= df)] if df <= 30 else 1.96
+
+
+def mean_and_rel_se(xs):
+    m = sum(xs) / len(xs)
+    if len(xs) < 2 or m == 0:
+        return m, float("inf")
+    var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+    return m, math.sqrt(var / len(xs)) / abs(m)
+
+
+def time_ratio(runs_a, runs_b, throughput):
+    """B's time over A's from the fork means of both, and its 95 % interval (Welch-style, log scale)."""
+    fa, fb = fork_means(runs_a), fork_means(runs_b)
+    ma, ra = mean_and_rel_se(fa)
+    mb, rb = mean_and_rel_se(fb)
+    ratio = ma / mb if throughput else mb / ma
+    rel = math.sqrt(ra ** 2 + rb ** 2)
+    if math.isinf(rel) or ratio <= 0:
+        return ratio, float("nan"), float("nan")
+    # Welch-Satterthwaite degrees of freedom, on the relative variances of the two means.
+    df = rel ** 4 / (ra ** 4 / (len(fa) - 1) + rb ** 4 / (len(fb) - 1)) if rel > 0 else 1e9
+    half = t95(int(df)) * rel
+    return ratio, ratio * math.exp(-half), ratio * math.exp(half)
+
+
 def compare(path_a, path_b, labels):
-    a, b = index(load(path_a)), index(load(path_b))
-    lines = [f"| benchmark | params | {labels[0]} | {labels[1]} | time {labels[1]}/{labels[0]} | "
-             f"alloc {labels[0]} B/op | alloc {labels[1]} B/op |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    a, b = grouped(load(path_a)), grouped(load(path_b))
+    lines = [f"| benchmark | params | {labels[0]} | {labels[1]} | forks | time {labels[1]}/{labels[0]} "
+             f"(95 % interval) | verdict | alloc {labels[0]} B/op | alloc {labels[1]} B/op |",
+             "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
     for k in sorted(set(a) & set(b)):
         ra, rb = a[k], b[k]
-        unit = ra["primaryMetric"].get("scoreUnit", "")
+        unit = ra[0]["primaryMetric"].get("scoreUnit", "")
         # Throughput is calls per time: the time ratio is the inverse of the score ratio.
         throughput = "/s" in unit or "ops/" in unit
-        ratio = score(ra) / score(rb) if throughput else score(rb) / score(ra)
+        ratio, low, high = time_ratio(ra, rb, throughput)
+        if math.isnan(low):
+            verdict_text = "too few forks to judge"
+        elif low > 1:
+            verdict_text = "**slower**"
+        elif high < 1:
+            verdict_text = "faster"
+        else:
+            verdict_text = "equal within noise"
         params = ", ".join(f"{n}={v}" for n, v in k[1]) or "-"
-        threads = ra.get("threads", 1)
-        if threads != 1:
-            params += f", threads={threads}"
-        lines.append(f"| {k[0]} | {params} | {fmt(score(ra))} {unit} | {fmt(score(rb))} {unit} | **{ratio:.2f}x** | "
-                     f"{fmt(alloc(ra), 0)} | {fmt(alloc(rb), 0)} |")
+        if k[2] != 1:
+            params += f", threads={k[2]}"
+        sa, sb = fork_means(ra), fork_means(rb)
+        alloc_a = sum(alloc(r) for r in ra) / len(ra)
+        alloc_b = sum(alloc(r) for r in rb) / len(rb)
+        lines.append(f"| {k[0]} | {params} | {fmt(sum(sa) / len(sa))} {unit} | {fmt(sum(sb) / len(sb))} {unit} | "
+                     f"{len(sa)}/{len(sb)} | **{ratio:.2f}x** ({low:.2f}-{high:.2f}) | {verdict_text} | "
+                     f"{fmt(alloc_a, 0)} | {fmt(alloc_b, 0)} |")
     return lines
 
 
