@@ -36,6 +36,8 @@ final class AsyncRuntime {
      * when each takes tens of milliseconds; idle ones end.
      */
     static final int RENEWAL_THREADS = 4 * POOL_THREADS;
+    /** Whether this JDK runs a virtual thread per task (the default executor's first choice). */
+    static final boolean VIRTUAL_THREADS = virtualThreadsAvailable();
 
     private final Executor givenExecutor;
     private final Executor givenRenewals;
@@ -48,7 +50,7 @@ final class AsyncRuntime {
     private volatile Executor renewals;
     /** {@link #renewals()}, as the heartbeats take it (made once: every pending work has a heartbeat). */
     final Supplier<Executor> renewalThreads = this::renewals;
-    /** Where asynchronous store calls enter the executor: at most {@link #POOL_THREADS} at once. */
+    /** Where asynchronous store calls enter the executor: at most {@link #laneWidth} at once. */
     final StoreLane lane;
     /**
      * Where asynchronous calls enter a {@link dev.idem.api.store.NonBlockingStore}: at most its
@@ -72,9 +74,23 @@ final class AsyncRuntime {
         this.executor = executor;
         this.renewals = renewals;
         this.scheduler = scheduler;
-        this.lane = new StoreLane(POOL_THREADS, this::executor, this::renewals);
+        this.lane = new StoreLane(laneWidth(executor, VIRTUAL_THREADS), this::executor, this::renewals);
         this.nonBlockingLane = nonBlockingWidth < 1 ? null
                 : new StoreLane(nonBlockingWidth, true, this::executor, this::renewals);
+    }
+
+    /**
+     * How many blocking store calls the lane hands to the executor at once. Over the engine's own
+     * pool of platform threads, twice its threads: the pool's threads still bound the calls in the
+     * store, and as many calls again wait in the pool's queue, so a thread that ends a call takes
+     * the next one at once. A lane only as wide as the pool kept that queue empty: every call was
+     * handed to a parked thread and waited for it to wake (measured: async calls over a blocking
+     * Redis 1.13x slower than with no lane, benchmarks/README, issue 40). Over virtual threads, or
+     * the builder's executor (whose threads the engine does not know), the lane alone bounds the
+     * store's calls, so it is {@link #POOL_THREADS} wide.
+     */
+    static int laneWidth(Executor given, boolean virtualThreads) {
+        return given == null && !virtualThreads ? 2 * POOL_THREADS : POOL_THREADS;
     }
 
     /** Takes one of the {@code maxCalls} slots; false if all are taken. */
@@ -228,6 +244,15 @@ final class AsyncRuntime {
                 new LinkedBlockingQueue<>(), daemons(prefix + "store-"));
         pool.allowCoreThreadTimeOut(true);
         return pool;
+    }
+
+    private static boolean virtualThreadsAvailable() {
+        ExecutorService probe = virtualThreads("idem-probe-");
+        if (probe == null) {
+            return false;
+        }
+        probe.shutdown();
+        return true;
     }
 
     /** A virtual thread per task, on Java 21+; null on an older JDK (or one where they are a preview). */
