@@ -236,7 +236,8 @@ final class AsyncRuntime {
     }
 
     private static ExecutorService defaultExecutor(String prefix, int threads) {
-        ExecutorService virtual = virtualThreads(prefix);
+        // Looked up once (VIRTUAL_THREADS), not again per executor: the lane's width depends on the same answer.
+        ExecutorService virtual = VIRTUAL_THREADS ? virtualThreads(prefix) : null;
         if (virtual != null) {
             return virtual;
         }
