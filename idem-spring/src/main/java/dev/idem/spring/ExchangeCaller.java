@@ -1,0 +1,56 @@
+package dev.idem.spring;
+
+import dev.idem.http.IncomingRequest;
+import dev.idem.http.PrincipalResolver;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
+import reactor.core.publisher.Mono;
+
+/**
+ * The caller of a {@code Mono} {@link Idempotent} method by the filter's rule, read from the WebFlux
+ * request of the subscriber's context ({@link ServerWebExchangeContextFilter}, which the starter
+ * registers): the configured principal header, hashed as the WebFlux filter hashes it. Asked after
+ * Spring Security's reactive user (an authenticated user beats the header, as in the filter).
+ * Loaded only with Spring WebFlux and Reactor.
+ */
+final class ExchangeCaller {
+    private ExchangeCaller() {
+    }
+
+    static Mono<String> of(PrincipalResolver principals) {
+        return Mono.deferContextual(context -> Mono.justOrEmpty(ServerWebExchangeContextFilter.getExchange(context))
+                .flatMap(exchange -> Mono.justOrEmpty(principals.resolve(new Headers(exchange.getRequest()))
+                        .filter(name -> !name.isEmpty()))));
+    }
+
+    /** The request as the resolver sees it; its authenticated user was asked for already. */
+    private record Headers(ServerHttpRequest request) implements IncomingRequest {
+        @Override
+        public String method() {
+            return request.getMethod().name();
+        }
+
+        @Override
+        public String path() {
+            return request.getPath().value();
+        }
+
+        @Override
+        public String query() {
+            String query = request.getURI().getRawQuery();
+            return query == null ? "" : query;
+        }
+
+        @Override
+        public List<String> headers(String name) {
+            return List.copyOf(request.getHeaders().getOrEmpty(name));
+        }
+
+        @Override
+        public Optional<String> authenticatedUser() {
+            return Optional.empty();
+        }
+    }
+}
