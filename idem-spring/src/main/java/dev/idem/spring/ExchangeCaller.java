@@ -2,6 +2,7 @@ package dev.idem.spring;
 
 import dev.idem.http.IncomingRequest;
 import dev.idem.http.PrincipalResolver;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -45,7 +46,14 @@ final class ExchangeCaller {
 
         @Override
         public List<String> headers(String name) {
-            return List.copyOf(request.getHeaders().getOrEmpty(name));
+            List<String> values = new ArrayList<>();
+            // HttpHeaders' per-name getters changed signature between Spring 6 and 7; forEach did not.
+            request.getHeaders().forEach((n, v) -> {
+                if (n.equalsIgnoreCase(name)) {
+                    values.addAll(v);
+                }
+            });
+            return values;
         }
 
         @Override
