@@ -23,7 +23,7 @@ import org.jdbi.v3.core.Handle;
  * A server "process" inside the test JVM whose crash is faithful where a real {@code kill -9}
  * cannot be had: at the crash point the worker's engine instance loses its store (every later
  * call of it fails without reaching the database: no heartbeat, release or completion), the
- * transaction's connection is closed (the database rolls it back, as it does for a dead client),
+ * transaction's connection is aborted (the database rolls it back, as it does for a dead client),
  * and the worker's thread never returns until the test ends. {@link #awaitCrashAndRestart} then
  * starts a new engine instance over a new store on the same database, and the adapter's
  * {@link #execution} hands every later request to it.
@@ -76,7 +76,9 @@ final class InProcessCrash implements TransactionalApp.Crash {
         current.store().kill();
         if (transaction != null) {
             try {
-                transaction.getConnection().close();
+                // Aborted, not closed: a pool takes a closed connection back and may commit it
+                // (restoring auto-commit commits, as Agroal does); a dead process leaves nothing.
+                transaction.getConnection().abort(Runnable::run);
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
