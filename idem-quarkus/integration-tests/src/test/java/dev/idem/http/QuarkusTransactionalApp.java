@@ -4,6 +4,7 @@ import dev.idem.http.jdbc.TransactionalContext;
 import dev.idem.jaxrs.Idempotent;
 import io.quarkus.arc.properties.IfBuildProperty;
 import io.smallrye.common.annotation.Identifier;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.HeaderParam;
@@ -30,14 +31,18 @@ final class QuarkusTransactionalApp {
     private QuarkusTransactionalApp() {
     }
 
-    /** The {@code tx} configuration. */
+    /**
+     * The {@code tx} configuration, in every profile (startup wants a bean for every
+     * {@code @Idempotent} name), built only when asked for, so the datasource is looked up only
+     * in the profiles that have one.
+     */
     @Singleton
-    @IfBuildProperty(name = "contract.endpoints", stringValue = "blocking")
     static class Configuration {
         @Produces
         @Singleton
         @Identifier("tx")
-        HttpIdempotency transactional(DataSource applicationDataSource) {
+        HttpIdempotency transactional(Instance<DataSource> dataSources) {
+            DataSource applicationDataSource = dataSources.get();
             TransactionalApp.createTables(applicationDataSource);
             dataSource = applicationDataSource;
             crash = new InProcessCrash(applicationDataSource);

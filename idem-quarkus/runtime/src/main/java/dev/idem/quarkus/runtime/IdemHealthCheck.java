@@ -31,24 +31,10 @@ public class IdemHealthCheck implements HealthCheck {
         this.engine = engine;
     }
 
-    /**
-     * The store's kind as the Spring starter's health details name it: {@code jdbc}, {@code redis},
-     * {@code dynamodb}, {@code hybrid}, {@code memory}; read through decorators to the store they wrap.
-     */
-    static String kind(dev.idem.api.store.IdempotencyStore store) {
-        dev.idem.api.store.IdempotencyStore s = store;
-        while (s instanceof dev.idem.api.store.ForwardingIdempotencyStore f) {
-            s = f.delegate();
-        }
-        String name = s.getClass().getSimpleName();
-        String kind = name.endsWith("IdempotencyStore") ? name.substring(0, name.length() - 16) : name;
-        return kind.isEmpty() ? "custom" : kind.toLowerCase(java.util.Locale.ROOT);
-    }
-
     @Override
     public HealthCheckResponse call() {
         var store = engine.store();
-        var response = HealthCheckResponse.named("idem").withData("store", kind(store));
+        var response = HealthCheckResponse.named("idem").withData("store", StoreKinds.of(store));
         try {
             store.find(PROBE);
             return response.up().build();

@@ -24,7 +24,7 @@ final class TransactionalMode {
         if (!store.getClass().getName().equals(JDBC_STORE)) {
             throw new IllegalStateException("idem.http.transactional=true asks for the JDBC transactional mode (a"
                     + " resource's writes and its stored response in one transaction of the store's datasource), but"
-                    + " the store is " + IdemHealthCheck.kind(store) + ", which cannot join a database transaction."
+                    + " the store is " + StoreKinds.of(store) + ", which cannot join a database transaction."
                     + "\nAction: use the JDBC store (idem-store-jdbc with an Agroal datasource, idem.store.kind=jdbc"
                     + " or auto), or remove idem.http.transactional.");
         }

@@ -104,8 +104,8 @@ class StoreSelectionTest {
     @Test
     void theReadinessCheckNamesTheStoreByItsKindAsSpringDoes() {
         dev.idem.api.store.IdempotencyStore memory = MemoryIdempotencyStore.create();
-        assertThat(IdemHealthCheck.kind(memory)).isEqualTo("memory");
-        assertThat(IdemHealthCheck.kind(new dev.idem.api.store.ForwardingIdempotencyStore(memory) {
+        assertThat(StoreKinds.of(memory)).isEqualTo("memory");
+        assertThat(StoreKinds.of(new dev.idem.api.store.ForwardingIdempotencyStore(memory) {
         })).isEqualTo("memory");
     }
 
