@@ -67,6 +67,8 @@ class LettuceNonBlockingCatchesBrokenFormsTest {
         }
     }
 
+    private static final String CAMPAIGN = "everyNonBlockingStoreCallFailedInTurnLeavesEachEffectOnceOneAnswerAndNoStuckKey";
+
     @Test
     void theStoreKitRejectsAFormThatDecodesTheWrongField() {
         Map<String, String> failures = run(StoreKitOnOutcomeFromJournal.class);
@@ -82,8 +84,9 @@ class LettuceNonBlockingCatchesBrokenFormsTest {
     @Test
     void theEngineKitRejectsAFormThatAcknowledgesACompletionItNeverSent() {
         Map<String, String> failures = run(EngineKitOnCompletionNeverSent.class);
-        assertThat(failures).as("engine kit campaigns failing").isNotEmpty();
-        assertThat(failures.values()).allSatisfy(m -> assertThat(m).contains("found the key unsettled"));
+        assertThat(failures).as("engine kit tests failing").containsKeys(CAMPAIGN,
+                "aStaleWorkersCompletionThroughTheFormIsRefused");
+        assertThat(failures.get(CAMPAIGN)).contains("found the key unsettled");
     }
 
     static final class StoreKitOnOutcomeFromJournal extends NonBlockingStoreContract {
@@ -135,6 +138,11 @@ class LettuceNonBlockingCatchesBrokenFormsTest {
             @Override
             public boolean clockIsSimulated() {
                 return true;
+            }
+
+            @Override
+            public AnswersHeld holdAnswers() throws Exception {
+                return real.holdAnswers();
             }
 
             @Override
