@@ -79,7 +79,7 @@ public abstract class FaultInjectionContract {
     /**
      * The engine a worker runs on; override to add settings your store needs. The kit sets the
      * TTL, clock, ticker, sleeper, randomness, in-progress policy, retry-after hint, failure
-     * classifier, ObjectMapper, scheduler and {@code minBudgetLease} itself, so the builder must
+     * classifier, ObjectMapper, scheduler, near cache and {@code minBudgetLease} itself, so the builder must
      * leave those unset.
      *
      * @param store the worker's connection to the store under test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.time.Scheduler;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.Result;
@@ -50,10 +51,12 @@ public abstract class NonBlockingFaultInjectionContract {
     private static final String REQUEST = "{\"order\":\"o-1\"}";
     /** The longest a test waits for an asynchronous answer. */
     private static final Duration ANSWER = Duration.ofSeconds(60);
+    private static final Scheduler NEVER = (delay, task) -> () -> { };
 
     /** The fixture for the current test. */
     protected StoreFixture fixture;
     private final String scope = "nb-" + UUID.randomUUID();
+    private final List<IdempotencyEngine> opened = new ArrayList<>();
 
     /**
      * Builds the fixture for one test; called before each test.
@@ -98,6 +101,7 @@ public abstract class NonBlockingFaultInjectionContract {
 
     @AfterEach
     final void tearDownNonBlockingFaultInjection() throws Exception {
+        opened.forEach(IdempotencyEngine::close);
         if (fixture != null) {
             fixture.close();
         }
@@ -126,6 +130,16 @@ public abstract class NonBlockingFaultInjectionContract {
     }
 
     /**
+     * An engine for the form's checks: its timer never fires, so no lease is renewed behind the
+     * test's back (the leases lapse only when the test moves the store's clock).
+     */
+    private IdempotencyEngine engine(IdempotencyStore store) {
+        IdempotencyEngine engine = engineBuilder(store).scheduler(NEVER).build();
+        opened.add(engine);
+        return engine;
+    }
+
+    /**
      * The form's first promise, as the engine's asynchronous call meets it: with the store's answers
      * held, {@code executeAsync} returns at once, its answer not done and its work not started; once
      * the answers are let go, the work runs and the answer comes. A form that waits for the store on
@@ -133,7 +147,7 @@ public abstract class NonBlockingFaultInjectionContract {
      */
     @Test
     void executeAsyncReturnsWhileTheStoreHoldsItsAnswers() throws Exception {
-        IdempotencyEngine engine = engineBuilder(fixture.store()).build();
+        IdempotencyEngine engine = engine(fixture.store());
         AtomicBoolean ran = new AtomicBoolean();
         StoreFixture.AnswersHeld hold = fixture.holdAnswers();
         CompletableFuture<Result<String>> answer;
@@ -160,8 +174,8 @@ public abstract class NonBlockingFaultInjectionContract {
     @Test
     void aStaleWorkersCompletionThroughTheFormIsRefused() throws Exception {
         IdempotencyKey key = key("stale");
-        IdempotencyEngine stale = engineBuilder(fixture.store()).build();
-        IdempotencyEngine taker = engineBuilder(fixture.otherStore()).build();
+        IdempotencyEngine stale = engine(fixture.store());
+        IdempotencyEngine taker = engine(fixture.otherStore());
         CompletableFuture<String> staleWork = new CompletableFuture<>();
         CompletableFuture<Void> started = new CompletableFuture<>();
         CompletableFuture<Result<String>> staleAnswer = stale.executeAsync(key, REQUEST, String.class, ctx -> {
@@ -199,8 +213,8 @@ public abstract class NonBlockingFaultInjectionContract {
      */
     @Test
     void theFormAndTheBlockingOperationsShareTheirRecords() throws Exception {
-        IdempotencyEngine async = engineBuilder(fixture.store()).build();
-        IdempotencyEngine blocking = engineBuilder(fixture.otherStore()).build();
+        IdempotencyEngine async = engine(fixture.store());
+        IdempotencyEngine blocking = engine(fixture.otherStore());
         IdempotencyKey first = key("form-first");
         assertThat(answered(async.executeAsync(first, REQUEST, String.class,
                 ctx -> CompletableFuture.completedFuture("through the form"))).value()).isEqualTo("through the form");

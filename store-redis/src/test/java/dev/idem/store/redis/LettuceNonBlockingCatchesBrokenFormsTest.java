@@ -33,7 +33,8 @@ import org.junit.platform.launcher.core.LauncherFactory;
 /**
  * The non-blocking kits must reject a broken Lettuce non-blocking form: the real store on the
  * standalone server, its form changed in one place (an answer decoded from the wrong field, a
- * completion acknowledged that never reached Redis). Each kit runs through the JUnit Platform
+ * completion acknowledged that never reached Redis, a claim that waits for Redis on the caller's
+ * thread, caught while the fixture pauses the server). Each kit runs through the JUnit Platform
  * launcher and must fail.
  */
 class LettuceNonBlockingCatchesBrokenFormsTest {
@@ -69,6 +70,27 @@ class LettuceNonBlockingCatchesBrokenFormsTest {
 
     private static final String CAMPAIGN = "everyNonBlockingStoreCallFailedInTurnLeavesEachEffectOnceOneAnswerAndNoStuckKey";
 
+    /** A form that waits for Redis's answer to a claim on the caller's thread, then returns the stage completed. */
+    static final class ClaimOnTheCallersThread implements UnaryOperator<NonBlockingStore> {
+        @Override
+        public NonBlockingStore apply(NonBlockingStore form) {
+            return new Changed(form) {
+                @Override
+                public CompletionStage<ClaimResult> claim(IdempotencyKey key, byte[] fingerprint, long fencingToken,
+                        Duration lease, Duration ttl) {
+                    return CompletableFuture.completedFuture(form.claim(key, fingerprint, fencingToken, lease, ttl)
+                            .toCompletableFuture().join());
+                }
+            };
+        }
+    }
+
+    @Test
+    void theStoreKitRejectsAFormThatWaitsOnTheCallersThreadOnAPausedServer() {
+        Map<String, String> failures = run(StoreKitOnClaimOnTheCallersThread.class);
+        assertThat(failures).as("store kit tests failing").containsKey("eachCallReturnsBeforeItsAnswerAndCompletesLater");
+    }
+
     @Test
     void theStoreKitRejectsAFormThatDecodesTheWrongField() {
         Map<String, String> failures = run(StoreKitOnOutcomeFromJournal.class);
@@ -93,6 +115,13 @@ class LettuceNonBlockingCatchesBrokenFormsTest {
         @Override
         protected StoreFixture createStoreFixture() {
             return broken(new OutcomeFromJournal());
+        }
+    }
+
+    static final class StoreKitOnClaimOnTheCallersThread extends NonBlockingStoreContract {
+        @Override
+        protected StoreFixture createStoreFixture() {
+            return broken(new ClaimOnTheCallersThread());
         }
     }
 

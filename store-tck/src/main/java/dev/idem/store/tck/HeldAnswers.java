@@ -59,7 +59,10 @@ public final class HeldAnswers {
                 if (cause instanceof AssertionError assertion) {
                     throw assertion;
                 }
-                throw new AssertionError(what + " failed while the backend held its answers: " + cause, cause);
+                String current = step == null || step.get() == null ? what : step.get();
+                throw new AssertionError(current + " threw while the backend held its answer (" + cause + "): a"
+                        + " non-blocking call returns a stage at once, and neither waits for the answer nor throws"
+                        + " it", cause);
             } catch (TimeoutException e) {
                 // Still in the calls: is the caller waiting at the hold?
             }

@@ -15,9 +15,10 @@ import java.time.Instant;
  * A claim that finds a record (a released one it reclaims, a lapsed lease it takes over) writes
  * the record's life anew, as a claim of a fresh key does: {@code lease = now + lease},
  * {@code expiresAt = max(now + ttl, lease)}, from the store time of that claim. A store that keeps
- * the old record's expiry lets the record die under the new holder's live lease: a duplicate then
- * claims the key as new and the work runs twice. Each check reads the deadlines the claim reports
- * and then lets the old expiry pass: the record must live on, held by the new holder.
+ * the old record's expiry, or forgets the lease in the maximum, lets the record die under the new
+ * holder's live lease: a duplicate then claims the key as new and the work runs twice. Each check
+ * claims with a lease longer than the TTL, reads the deadlines the claim reports, and then lets
+ * the old expiry and a TTL from the claim pass: the record must live on, held by the new holder.
  */
 final class Renewals {
     private static final Duration MS = Duration.ofMillis(1);
@@ -38,10 +39,13 @@ final class Renewals {
 
         c.fixture.advance(ttl.minus(lease.dividedBy(2)));
         long second = c.token();
-        ClaimResult reclaim = s.claim(k, Boundaries.fp("a"), second, lease, ttl);
+        // A lease longer than the TTL: the record must live until the lease deadline, past both TTLs.
+        Duration longLease = ttl.multipliedBy(2);
+        ClaimResult reclaim = s.claim(k, Boundaries.fp("a"), second, longLease, ttl);
         assertThat(reclaim.status()).as("a claim of the released key: %s", reclaim).isEqualTo(Status.ACQUIRED);
-        assertFresh("a reclaim", reclaim, lease, ttl);
-        livesPastTheOldExpiry(c, "reclaimed", k, second, oldExpiry, reclaim.record().leaseExpiresAt());
+        assertFresh("a reclaim", reclaim, longLease, ttl);
+        livesPast(c, "reclaimed", k, second, later(oldExpiry, reclaim.storeTime().plus(ttl)),
+                reclaim.record().leaseExpiresAt());
     }
 
     /** A lapsed lease taken over lives a TTL (or the new lease, if longer) from the takeover. */
@@ -55,11 +59,17 @@ final class Renewals {
 
         c.fixture.advance(lease.plus(c.fixture.slack()));
         long taker = c.token();
-        // The taker asks for a lease as long as the TTL, so it runs past the old expiry.
-        ClaimResult takeover = s.claim(k, Boundaries.fp("a"), taker, ttl, ttl);
+        // A lease longer than the TTL: the record must live until the lease deadline, past both TTLs.
+        Duration longLease = ttl.multipliedBy(2);
+        ClaimResult takeover = s.claim(k, Boundaries.fp("a"), taker, longLease, ttl);
         assertThat(takeover.status()).as("a claim of the lapsed lease: %s", takeover).isEqualTo(Status.TAKEN_OVER);
-        assertFresh("a takeover", takeover, ttl, ttl);
-        livesPastTheOldExpiry(c, "taken over", k, taker, oldExpiry, takeover.record().leaseExpiresAt());
+        assertFresh("a takeover", takeover, longLease, ttl);
+        livesPast(c, "taken over", k, taker, later(oldExpiry, takeover.storeTime().plus(ttl)),
+                takeover.record().leaseExpiresAt());
+    }
+
+    private static Instant later(Instant a, Instant b) {
+        return a.isAfter(b) ? a : b;
     }
 
     private static void assertFresh(String what, ClaimResult claim, Duration lease, Duration ttl) {
@@ -73,25 +83,27 @@ final class Renewals {
     }
 
     /**
-     * Lets the old record's expiry pass while the new lease still runs: the record is there, held
-     * by {@code holder}, refuses a duplicate and takes the holder's journal and outcome.
+     * Lets both the old record's expiry and a TTL from the new claim pass while the new lease
+     * still runs: the record is there, held by {@code holder}, refuses a duplicate and takes the
+     * holder's journal and outcome.
      */
-    private static void livesPastTheOldExpiry(KitContext c, String how, IdempotencyKey k, long holder,
-            Instant oldExpiry, Instant leaseUntil) throws Exception {
+    private static void livesPast(KitContext c, String how, IdempotencyKey k, long holder,
+            Instant mustOutlive, Instant leaseUntil) throws Exception {
         IdempotencyStore s = c.store();
-        Instant probe = s.claim(c.key(how.replace(' ', '-') + "-probe"), Boundaries.fp("a"), c.token(), KitContext.LONG,
-                KitContext.LONG).storeTime();
-        Duration toOldExpiry = Duration.between(probe, oldExpiry);
-        c.fixture.advance((toOldExpiry.isNegative() ? Duration.ZERO : toOldExpiry).plus(c.fixture.slack()));
+        IdempotencyKey probeKey = c.key(how.replace(' ', '-') + "-probe");
+        Instant probe = s.claim(probeKey, Boundaries.fp("a"), c.token(), KitContext.LONG, KitContext.LONG).storeTime();
+        Duration toThen = Duration.between(probe, mustOutlive);
+        c.fixture.advance((toThen.isNegative() ? Duration.ZERO : toThen).plus(c.fixture.slack()));
         ClaimResult dup = s.claim(k, Boundaries.fp("a"), c.token(), c.fixture.lease(), c.fixture.ttl());
         if (!dup.storeTime().isBefore(leaseUntil)) {
             return; // a clock that really sleeps overshot the new lease: nothing left to judge
         }
-        assertThat(dup.status()).as("a duplicate after the old expiry (%s), under the %s record's live lease"
-                + " (until %s): %s", oldExpiry, how, leaseUntil, dup).isEqualTo(Status.EXISTING);
+        assertThat(dup.status()).as("a duplicate after %s (the old record's expiry, or a TTL from the claim),"
+                + " under the %s record's live lease (until %s): %s", mustOutlive, how, leaseUntil, dup)
+                .isEqualTo(Status.EXISTING);
         assertThat(dup.record().fencingToken()).isEqualTo(holder);
-        StoredRecord live = s.find(k).orElseThrow(() -> new AssertionError("the " + how + " record died at the old"
-                + " record's expiry " + oldExpiry + " under its live lease (until " + leaseUntil + ")"));
+        StoredRecord live = s.find(k).orElseThrow(() -> new AssertionError("the " + how + " record died at "
+                + mustOutlive + " under its live lease (until " + leaseUntil + ")"));
         assertThat(live.state()).isEqualTo(RecordState.IN_PROGRESS);
         assertThat(s.checkpoint(k, holder, Boundaries.bytes("step"))).as("the holder's checkpoint").isTrue();
         assertThat(s.complete(k, holder, Boundaries.bytes("done"), c.fixture.ttl())).as("the holder's complete")
