@@ -12,7 +12,7 @@ import reactor.core.publisher.Mono;
 /**
  * The caller of a {@code Mono} {@link Idempotent} method by the filter's rule, read from the WebFlux
  * request of the subscriber's context ({@link ServerWebExchangeContextFilter}, which the starter
- * registers): the configured principal header, hashed as the WebFlux filter hashes it. Asked after
+ * registers): the configured principal header's scope, as the WebFlux filter keys it. Asked after
  * Spring Security's reactive user (an authenticated user beats the header, as in the filter).
  * Loaded only with Spring WebFlux and Reactor.
  */
@@ -22,8 +22,8 @@ final class ExchangeCaller {
 
     static Mono<String> of(PrincipalResolver principals) {
         return Mono.deferContextual(context -> Mono.justOrEmpty(ServerWebExchangeContextFilter.getExchange(context))
-                .flatMap(exchange -> Mono.justOrEmpty(principals.resolve(new Headers(exchange.getRequest()))
-                        .filter(name -> !name.isEmpty()))));
+                .flatMap(exchange -> Mono.justOrEmpty(principals.scope(new Headers(exchange.getRequest()))
+                        .filter(scope -> !scope.isEmpty()))));
     }
 
     /** The request as the resolver sees it; its authenticated user was asked for already. */

@@ -1,5 +1,6 @@
 package dev.idem.spring;
 
+import dev.idem.api.CallerScope;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.http.PrincipalResolver;
@@ -34,6 +35,7 @@ final class MonoReturns {
         return Mono.error(e);
     }
 
+    /** {@code known}: the caller's scope when the call already knows it, in {@link CallerScope}'s encoding. */
     static Mono<Object> invoke(IdempotencyEngine engine, Method method, Optional<String> known,
             PrincipalResolver principals, String defaultScope, String operation, String key, Object request,
             MethodInvocation invocation) {
@@ -42,12 +44,14 @@ final class MonoReturns {
                     + "on the class path");
         }
         ReactorIdempotency reactor = ReactorIdempotency.of(engine);
-        Mono<String> caller = known.map(Mono::just).orElseGet(() -> (SECURITY ? ReactiveSecurityUser.name()
-                : Mono.<String>empty()).switchIfEmpty(EXCHANGE && principals != null ? ExchangeCaller.of(principals)
-                : Mono.empty()));
-        return caller.switchIfEmpty(defaultScope != null ? Mono.just(defaultScope)
+        // Every scope in CallerScope's encoding: known ones come encoded, names are encoded here, and the
+        // principal header's scope is the resolver's own.
+        Mono<String> caller = known.map(Mono::just).orElseGet(() -> (SECURITY
+                ? ReactiveSecurityUser.name().map(CallerScope::of) : Mono.<String>empty())
+                .switchIfEmpty(EXCHANGE && principals != null ? ExchangeCaller.of(principals) : Mono.empty()));
+        return caller.switchIfEmpty(defaultScope != null ? Mono.just(CallerScope.of(defaultScope))
                         : Mono.error(() -> IdempotentInterceptor.missingScope(method)))
-                .flatMap(s -> reactor.call(IdempotencyKey.of(IdempotentInterceptor.fit(s), operation, key), request,
+                .flatMap(s -> reactor.call(IdempotencyKey.of(s, operation, key), request,
                         AsyncReturns.valueType(method), ctx -> {
                             Object mono;
                             try {
