@@ -10,8 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.platform.engine.DiscoverySelector;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.support.descriptor.MethodSource;
@@ -65,8 +66,17 @@ class MutantKitTest {
             Map.entry(Bug.NON_BLOCKING_UNFENCED_COMPLETE, Set.of("foreignTokensAreRefusedOnALapsedLease")),
             Map.entry(Bug.NON_BLOCKING_OWN_RECORDS, Set.of("aClaimThroughOneFormIsEndedThroughTheOther", HISTORIES)));
 
+    /**
+     * Every bug, once; with {@code -Didem.tck.mutantRuns=N} every bug N times in a row, to check
+     * that the races catch their mutants in every run on a loaded machine (CONTRIBUTING.md).
+     */
+    static Stream<Bug> bugs() {
+        int runs = Integer.getInteger("idem.tck.mutantRuns", 1);
+        return IntStream.range(0, runs).boxed().flatMap(run -> Arrays.stream(Bug.values()));
+    }
+
     @ParameterizedTest
-    @EnumSource(Bug.class)
+    @org.junit.jupiter.params.provider.MethodSource("bugs")
     void theKitCatchesTheMutant(Bug bug) {
         Run run = runKit(bug);
         System.out.printf("kit against %s: %d tests, %d failed %s%n", bug, run.finished, run.failures.size(),
