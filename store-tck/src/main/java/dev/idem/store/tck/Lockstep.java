@@ -1,6 +1,7 @@
 package dev.idem.store.tck;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -20,9 +21,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>The threads are made once per crew and reused for every round, so a round costs
  * microseconds and a test can afford many. A party that has its work does not wait on a lock:
  * it spins, stamping the time into its slot on every turn. The round starts once every party is
- * ready and at least two of them stamped within the last few microseconds, that is, at least two
- * are on a CPU at that moment; those see the start within nanoseconds and call the store
- * together. On a loaded machine the scheduler often runs one thread while the others wait for a
+ * ready and two of them (of different sides, where the race has sides) stamped within the last
+ * few microseconds, that is, are on a CPU at that moment; those see the start within nanoseconds
+ * and call the store together. On a loaded machine the scheduler often runs one thread while the others wait for a
  * CPU; starting as soon as the last party is ready would then let it finish its call before any
  * other party runs, a round in which nothing raced. Waiting for a moment when two run together
  * makes each round a race even there (bounded: if no such moment comes, as on a single CPU, the
@@ -74,10 +75,27 @@ final class Lockstep implements AutoCloseable {
 
     /**
      * Runs one round: party {@code i} on thread {@code i}, started together, and waits for all.
+     * Every party is a side of its own: any two running together start the round.
      *
      * @throws AssertionError if a party threw or the round did not finish in time
      */
     void round(List<Party> parties) throws InterruptedException {
+        int[] sides = new int[parties.size()];
+        for (int i = 0; i < sides.length; i++) {
+            sides[i] = i;
+        }
+        round(parties, sides);
+    }
+
+    /**
+     * Runs one round: party {@code i} on thread {@code i}, started when two parties of different
+     * sides run together (parties of one side, such as a stale holder's moves, race the other
+     * side, not each other), and waits for all.
+     *
+     * @param sides the side of each party
+     * @throws AssertionError if a party threw or the round did not finish in time
+     */
+    void round(List<Party> parties, int[] sides) throws InterruptedException {
         int n = parties.size();
         if (n > workers.size()) {
             throw new IllegalArgumentException(n + " parties for a crew of " + workers.size());
@@ -100,7 +118,7 @@ final class Lockstep implements AutoCloseable {
             w.inbox.add(() -> {
                 try {
                     ready.incrementAndGet();
-                    awaitStart(slot, n, r, deadline);
+                    awaitStart(slot, n, sides, r, deadline);
                     for (int p = 0; p < pauses; p++) {
                         Thread.onSpinWait();
                     }
@@ -126,7 +144,7 @@ final class Lockstep implements AutoCloseable {
      * all are ready it spins, stamping slot {@code slot}, until two run together or
      * {@link #TOGETHER_NANOS} passed.
      */
-    private void awaitStart(int slot, int n, long r, long deadline) {
+    private void awaitStart(int slot, int n, int[] sides, long r, long deadline) {
         long allReadySince = 0;
         for (int spins = 0; started.get() != r; spins++) {
             long now = System.nanoTime();
@@ -135,7 +153,7 @@ final class Lockstep implements AutoCloseable {
                 if (allReadySince == 0) {
                     allReadySince = now;
                 }
-                if (runningTogether(n, now) || now - allReadySince > TOGETHER_NANOS) {
+                if (runningTogether(n, sides, now) || now - allReadySince > TOGETHER_NANOS) {
                     started.compareAndSet(r - 1, r);
                     return;
                 }
@@ -151,16 +169,24 @@ final class Lockstep implements AutoCloseable {
         }
     }
 
-    /** Whether at least two parties (all, if fewer) stamped within {@link #RUNNING_NANOS} of {@code now}. */
-    private boolean runningTogether(int n, long now) {
-        int running = 0;
+    /**
+     * Whether parties of two sides stamped within {@link #RUNNING_NANOS} of {@code now} (or, if all
+     * parties are of one side, whether one did).
+     */
+    private boolean runningTogether(int n, int[] sides, long now) {
+        int side = -1;
         for (int i = 0; i < n; i++) {
             long stamp = stamps.get(i);
-            if (stamp != Long.MIN_VALUE && now - stamp < RUNNING_NANOS) {
-                running++;
+            if (stamp == Long.MIN_VALUE || now - stamp >= RUNNING_NANOS) {
+                continue;
+            }
+            if (side == -1) {
+                side = sides[i];
+            } else if (sides[i] != side) {
+                return true;
             }
         }
-        return running >= Math.min(2, n);
+        return side != -1 && Arrays.stream(sides, 0, n).allMatch(s -> s == sides[0]);
     }
 
     @Override

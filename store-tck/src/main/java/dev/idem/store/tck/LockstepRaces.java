@@ -160,7 +160,7 @@ final class LockstepRaces {
                 }
             });
         }
-        crew.round(parties);
+        crew.round(parties, sides(moves.size(), 2));
         String found = h.run("main", new StoreOp.Find(key), c.store());
         List<String> staleResults = observations(Arrays.asList(staleCalls));
         List<String> claims = observations(Arrays.asList(claimCalls));
@@ -215,7 +215,7 @@ final class LockstepRaces {
                     parties.add(thread -> dupCalls[dup] = h.call(thread,
                             new StoreOp.Claim(key, "fp-a", token, LONG, LONG), c.store(dup)));
                 }
-                crew.round(parties);
+                crew.round(parties, sides(moves.size(), 2));
                 h.run("main", new StoreOp.Find(key), c.store());
                 met.count(Meetings.anyOverlap(Arrays.asList(moveCalls), Arrays.asList(dupCalls)));
             }
@@ -250,7 +250,7 @@ final class LockstepRaces {
                             new StoreOp.Claim(key, dup == 0 ? "fp-a" : "fp-b", token, LONG, LONG),
                             c.store(dup + 1)));
                 }
-                crew.round(parties);
+                crew.round(parties, sides(1, 2));
                 List<String> claims = observations(Arrays.asList(claimCalls));
                 String what = String.format("%s: release -> %s, claims %s", key, released[0].observation(), claims);
                 assertThat(released[0].observation()).as(what).isEqualTo("true");
@@ -262,6 +262,13 @@ final class LockstepRaces {
             }
         }
         assertLinearizable(h);
+    }
+
+    /** The sides of a round: {@code first} parties on one, then {@code second} on the other. */
+    private static int[] sides(int first, int second) {
+        int[] sides = new int[first + second];
+        Arrays.fill(sides, first, first + second, 1);
+        return sides;
     }
 
     static boolean won(String claimObservation) {
