@@ -134,33 +134,6 @@ class HedgingAndRetryTest {
     }
 
     @Test
-    void hedgedCopiesThatMeetTheFirstInProgressAreNonFatalAndTheCallGetsItsAnswer() throws Exception {
-        CountDownLatch allCopies = new CountDownLatch(3);
-        CountDownLatch othersAnswered = new CountDownLatch(1);
-        payments.handler = (req, out, run) -> {
-            payments.book();
-            assertThat(othersAnswered.await(WAIT, TimeUnit.SECONDS)).isTrue();
-            TestPayments.reply(req, out, run);
-        };
-        GrpcIdempotency idem = idem(InProgressPolicy.failFast());
-        ManagedChannel channel = serve(ServerInterceptors.intercept(idem.intercept(payments, "Charge"),
-                recorder(allCopies)), methodConfig("hedgingPolicy", Map.of("maxAttempts", 3.0,
-                "hedgingDelay", "0s", "nonFatalStatusCodes", List.of("UNAVAILABLE"))));
-
-        var future = PaymentsGrpc.newFutureStub(channel).withDeadlineAfter(WAIT, TimeUnit.SECONDS)
-                .charge(Calls.request(700));
-        waitFor(() -> answers.values().stream().mapToInt(List::size).sum() == 2);
-        othersAnswered.countDown();
-        ChargeReply reply = future.get(WAIT, TimeUnit.SECONDS);
-
-        assertThat(reply.getId()).isEqualTo("ch_1");
-        List<String> copies = answers.values().iterator().next();
-        waitFor(() -> copies.size() == 3);
-        assertThat(copies).containsExactlyInAnyOrder("UNAVAILABLE ", "UNAVAILABLE ", "OK ch_1");
-        assertThat(payments.effects()).isEqualTo(1);
-    }
-
-    @Test
     void aRetryPolicyOnUnavailableAgainstAServerThatLosesAnswersRunsEachCallOnce() throws Exception {
         // Seeded, so a failing schedule can be replayed: per attempt, pass, fail before the call
         // reaches idem, or let it run and lose its answer on the way back.
