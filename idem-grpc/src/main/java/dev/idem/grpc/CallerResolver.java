@@ -1,6 +1,6 @@
 package dev.idem.grpc;
 
-import dev.idem.grpc.internal.Digests;
+import dev.idem.api.CallerScope;
 import io.grpc.Context;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -16,6 +16,12 @@ import java.util.function.Function;
  * call's {@link Context} current, after the interceptors in front of this one have run. An empty
  * result means an unknown caller: the call is refused with {@code UNAUTHENTICATED} and nothing is
  * stored.
+ *
+ * <p>What {@link #resolve} returns is a name; the interceptor keys records by {@link #scope}, the
+ * name in {@link CallerScope}'s one encoding (the HTTP adapters' too), under which no name can spell
+ * another caller's scope. {@link #apiKeyHeader} and {@link #orElse} give their scopes directly; a
+ * resolver of your own that hands on another's answer keeps {@link #apiKeyHeader}'s scope only by
+ * delegating {@link #scope} too.
  */
 @FunctionalInterface
 public interface CallerResolver {
@@ -29,16 +35,39 @@ public interface CallerResolver {
     Optional<String> resolve(ServerCall<?, ?> call, Metadata headers);
 
     /**
-     * This resolver's caller, else {@code fallback}'s; an empty name counts as none.
+     * The scope of the call's idempotency key: by default {@link #resolve}'s name in
+     * {@link CallerScope#of}'s encoding (an empty name counts as none).
+     *
+     * @param call the incoming call
+     * @param headers the call's request metadata
+     * @return the scope, or empty if the caller is not authenticated
+     */
+    default Optional<String> scope(ServerCall<?, ?> call, Metadata headers) {
+        return resolve(call, headers).filter(name -> !name.isEmpty()).map(CallerScope::of);
+    }
+
+    /**
+     * This resolver's caller, else {@code fallback}'s; an empty name counts as none. Each keeps its
+     * own {@link #scope}.
      *
      * @param fallback asked when this resolver names nobody
      * @return the combined resolver
      */
     default CallerResolver orElse(CallerResolver fallback) {
         Objects.requireNonNull(fallback, "fallback");
-        return (call, headers) -> {
-            Optional<String> first = resolve(call, headers).filter(name -> !name.isEmpty());
-            return first.isPresent() ? first : fallback.resolve(call, headers);
+        CallerResolver first = this;
+        return new CallerResolver() {
+            @Override
+            public Optional<String> resolve(ServerCall<?, ?> call, Metadata headers) {
+                Optional<String> name = first.resolve(call, headers).filter(n -> !n.isEmpty());
+                return name.isPresent() ? name : fallback.resolve(call, headers);
+            }
+
+            @Override
+            public Optional<String> scope(ServerCall<?, ?> call, Metadata headers) {
+                Optional<String> scope = first.scope(call, headers);
+                return scope.isPresent() ? scope : fallback.scope(call, headers);
+            }
         };
     }
 
@@ -79,13 +108,14 @@ public interface CallerResolver {
      */
     static CallerResolver trustedHeader(String headerName) {
         Metadata.Key<String> key = asciiKey(headerName);
-        return (call, headers) -> Optional.ofNullable(headers.get(key)).map(String::strip).filter(v -> !v.isEmpty())
-                .map(v -> "gateway:" + v);
+        return (call, headers) -> Optional.ofNullable(headers.get(key)).map(String::strip).filter(v -> !v.isEmpty());
     }
 
     /**
-     * The value of an API-key header, as a SHA-256 digest so the secret itself is never stored.
-     * Verify the key before this interceptor runs; an unknown key only ever scopes its own records.
+     * The value of an API-key header, as {@link CallerScope#ofApiKey} gives it ({@code api-key:} and
+     * its SHA-256), so the secret itself is never stored; its {@link #scope} is that text as it is,
+     * in a namespace no caller's name can reach. Verify the key before this interceptor runs; an
+     * unknown key only ever scopes its own records.
      *
      * @param headerName the ASCII header name
      * @return the resolver
@@ -93,8 +123,18 @@ public interface CallerResolver {
      */
     static CallerResolver apiKeyHeader(String headerName) {
         Metadata.Key<String> key = asciiKey(headerName);
-        return (call, headers) -> Optional.ofNullable(headers.get(key)).map(String::strip).filter(v -> !v.isEmpty())
-                .map(v -> "api-key:" + Digests.sha256Base64Url(v));
+        return new CallerResolver() {
+            @Override
+            public Optional<String> resolve(ServerCall<?, ?> call, Metadata headers) {
+                return Optional.ofNullable(headers.get(key)).map(String::strip).filter(v -> !v.isEmpty())
+                        .map(CallerScope::ofApiKey);
+            }
+
+            @Override
+            public Optional<String> scope(ServerCall<?, ?> call, Metadata headers) {
+                return resolve(call, headers);
+            }
+        };
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.idem.grpc;
 
+import dev.idem.api.CallerScope;
 import dev.idem.api.DeadlineExceededException;
 import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyException;
@@ -20,7 +21,6 @@ import dev.idem.engine.Result;
 import dev.idem.engine.StoredBytes;
 import dev.idem.engine.WorkFailedException;
 import dev.idem.grpc.internal.CapturingCall;
-import dev.idem.grpc.internal.Digests;
 import dev.idem.grpc.internal.MessageFingerprint;
 import dev.idem.grpc.internal.ResponseFrame;
 import io.grpc.Context;
@@ -99,8 +99,8 @@ public final class IdempotentServerInterceptor implements ServerInterceptor {
             return refuse(call, Refusal.noRetry(Status.INVALID_ARGUMENT, "missing-key", fullName
                     + " requires an " + GrpcIdempotency.KEY_HEADER + " header"));
         }
-        Optional<String> caller = config.callers().resolve(call, headers).filter(name -> !name.isEmpty());
-        if (caller.isEmpty()) {
+        Optional<String> scope = config.callers().scope(call, headers);
+        if (scope.isEmpty()) {
             return refuse(call, Refusal.noRetry(Status.UNAUTHENTICATED, "unauthenticated",
                     "an idempotent call needs an authenticated caller to scope its key"));
         }
@@ -108,7 +108,7 @@ public final class IdempotentServerInterceptor implements ServerInterceptor {
         if (deadline != null && deadline.isExpired()) {
             return refuse(call, deadlineExceeded());
         }
-        IdempotencyKey key = IdempotencyKey.of(fit(caller.get()), fit(fullName), token);
+        IdempotencyKey key = IdempotencyKey.of(scope.get(), CallerScope.of(fullName), token);
         call.request(2);
         return new KeyedCall<>(call, headers, next, key, deadline);
     }
@@ -434,12 +434,6 @@ public final class IdempotentServerInterceptor implements ServerInterceptor {
             values.forEach(out::add);
         }
         return out;
-    }
-
-    /** Scope and operation are 1..200 characters without controls; longer ones are replaced by a digest. */
-    private static String fit(String name) {
-        boolean ok = name.length() <= IdempotencyKey.MAX_SCOPE_LENGTH && name.chars().noneMatch(Character::isISOControl);
-        return ok ? name : "sha256:" + Digests.sha256Base64Url(name);
     }
 
     /** Carries an answer the storage policy refuses out of the engine's work, so the key is released. */

@@ -276,7 +276,7 @@ abstract class AbstractGrpcContract {
 
         assertRefused(a, Status.Code.UNAUTHENTICATED, "unauthenticated", false);
         assertThat(payments.runs).hasValue(0);
-        assertThat(store.delegate().find(dev.idem.api.IdempotencyKey.of("gateway:alice", "idem.test.Payments/Charge",
+        assertThat(store.delegate().find(dev.idem.api.IdempotencyKey.of("alice", "idem.test.Payments/Charge",
                 "k-a"))).isEmpty();
     }
 
