@@ -28,14 +28,13 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.grpc.client.autoconfigure.GrpcClientAutoConfiguration;
 import org.springframework.boot.grpc.server.autoconfigure.GrpcServerAutoConfiguration;
-import org.springframework.boot.grpc.server.autoconfigure.GrpcServerFactoryAutoConfiguration;
-import org.springframework.boot.grpc.test.autoconfigure.InProcessTestAutoConfiguration;
+import org.springframework.boot.grpc.server.autoconfigure.GrpcServerServicesAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.grpc.client.GrpcChannelFactory;
 
 /**
- * idem-grpc in a Boot 4.1 application with Spring gRPC: the server Spring starts (its in-process
- * test transport) runs the marked service's method once per key through the global interceptor,
+ * idem-grpc in a Boot 4.1 application with Spring gRPC: the server Spring starts (Boot's own
+ * in-process server, its services and global interceptors as Spring gRPC wires them) runs the marked service's method once per key through the global interceptor,
  * and a channel the properties opt in gets a key on each call.
  */
 class Boot4GrpcTest {
@@ -54,6 +53,9 @@ class Boot4GrpcTest {
             }
         }
     };
+
+    /** The channel the application opts in: Spring gRPC's in-process client to the server above. */
+    static final String TARGET = "in-process:idem-boot4";
 
     static final MethodDescriptor<String, String> PAY = MethodDescriptor.<String, String>newBuilder()
             .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("test.Payments/Pay")
@@ -79,18 +81,17 @@ class Boot4GrpcTest {
     void theServerSpringStartsRunsAMarkedMethodOncePerKeyAndAnOptedInChannelKeysEachCall() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, GrpcServerAutoConfiguration.class,
-                        GrpcServerFactoryAutoConfiguration.class, GrpcClientAutoConfiguration.class,
-                        InProcessTestAutoConfiguration.class, IdemAutoConfiguration.class,
-                        IdemGrpcAutoConfiguration.class))
+                        GrpcServerServicesAutoConfiguration.class, GrpcClientAutoConfiguration.class,
+                        IdemAutoConfiguration.class, IdemGrpcAutoConfiguration.class))
                 .withBean(Payments.class)
-                .withPropertyValues("spring.test.grpc.inprocess.enabled=true", "spring.grpc.server.port=0",
-                        "idem.store.kind=memory", "idem.purge.enabled=false",
-                        "idem.grpc.server.caller-header=x-user", "idem.grpc.client.channels=payments")
+                .withPropertyValues("spring.grpc.server.inprocess.name=idem-boot4", "idem.store.kind=memory",
+                        "idem.purge.enabled=false", "idem.grpc.server.caller-header=x-user",
+                        "idem.grpc.client.channels=" + TARGET)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     Payments payments = context.getBean(Payments.class);
                     GrpcChannelFactory channels = context.getBean(GrpcChannelFactory.class);
-                    ManagedChannel channel = channels.createChannel("payments");
+                    ManagedChannel channel = channels.createChannel(TARGET);
                     Metadata md = new Metadata();
                     md.put(Metadata.Key.of("x-user", Metadata.ASCII_STRING_MARSHALLER), "alice");
                     var asAlice = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(md));
