@@ -339,6 +339,24 @@ final class Execution<T> {
         return Arrays.equals(recorded, fingerprint) || (reconciled != null && Arrays.equals(recorded, reconciled));
     }
 
+    /**
+     * Whether {@code recorded}, another fingerprint than the request's, is the request's fingerprint in
+     * the older version the record was claimed under; then later claims of this call are sent under it.
+     * Whichever claim read the record (this call's own, or another waiter's shared poll), it is the
+     * same request.
+     */
+    private boolean reconcile(byte[] recorded) {
+        if (reconciled != null) {
+            return false;
+        }
+        byte[] older = engine.fingerprinter.underVersionOf(recorded, key, request, options.excludedSet());
+        if (older == null || !Arrays.equals(recorded, older)) {
+            return false;
+        }
+        reconciled = older;
+        return true;
+    }
+
     /** The near cache's answer for this key (a replay, or a thrown {@link KeyReusedException}), or null. */
     Result<T> fromNearCache(byte[] fingerprint) {
         NearCache cache = engine.nearCache;
@@ -412,7 +430,7 @@ final class Execution<T> {
             claimedJournal = openJournal(record);
             return (Verdict<T>) Verdict.CLAIMED;
         }
-        if (!matches(record.fingerprint(), fingerprint)) {
+        if (!matches(record.fingerprint(), fingerprint) && !reconcile(record.fingerprint())) {
             emit(Type.KEY_REUSED, record.attempt());
             throw new KeyReusedException(key);
         }
