@@ -353,7 +353,7 @@ final class AsyncExecution<T> {
         ctx.close();
         if (failure instanceof CancellationException) {
             LOG.log(Level.WARNING, "the asynchronous work of {0} was cancelled; its effect may still be under way,"
-                    + " so the claim is kept until its lease lapses (then a retry takes the key over)", key);
+                    + " so the claim is kept until its lease lapses (then a retry takes the key over)", key.digest());
             return CompletableFuture.failedFuture(failure);
         }
         return execution.finish(ctx, value, failure, fingerprint, writes);

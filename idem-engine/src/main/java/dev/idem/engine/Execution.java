@@ -496,7 +496,7 @@ final class Execution<T> {
             return engine.sealer.open(Sealer.Part.JOURNAL, key, claimed.fingerprint(), journal);
         } catch (OutcomeUnreadableException e) {
             LOG.log(Level.WARNING, "the step journal of {0} cannot be read ({1}); the key is handed back and the work"
-                    + " does not run", key, e.reason());
+                    + " does not run", key.digest(), e.reason());
             recorder.handBack(e, claimed.fencingToken(), claimed.attempt());
             throw e;
         }
@@ -508,7 +508,7 @@ final class Execution<T> {
             return engine.sealer.open(Sealer.Part.OUTCOME, key, fingerprint, stored);
         } catch (OutcomeUnreadableException e) {
             LOG.log(Level.WARNING, "the stored outcome of {0} cannot be read ({1}, key id {2}); the work does not"
-                    + " run again", key, e.reason(), e.keyId());
+                    + " run again", key.digest(), e.reason(), e.keyId());
             throw e;
         }
     }
@@ -752,7 +752,7 @@ final class Execution<T> {
         try {
             now = engine.store.find(key).orElse(null);
         } catch (StoreUnavailableException e) {
-            LOG.log(Level.WARNING, "could not check that the atomic work completed {0}: {1}", key, e.getMessage());
+            LOG.log(Level.WARNING, "could not check that the atomic work completed {0}: {1}", key.digest(), e.getMessage());
             emit(Type.OUTCOME_NOT_STORED, attempt);
             return new Result<>(value, false, false, attempt);
         }
@@ -811,7 +811,7 @@ final class Execution<T> {
                 failure.addSuppressed(unjournaled);
             }
             LOG.log(Level.WARNING, "a step of {0} ran but its journal write failed ({1}); the claim is kept until"
-                    + " its lease lapses, then the step runs again with the same downstream key", key,
+                    + " its lease lapses, then the step runs again with the same downstream key", key.digest(),
                     unjournaled.getMessage());
             return CompletableFuture.completedFuture(null);
         }

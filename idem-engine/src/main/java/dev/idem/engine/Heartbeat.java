@@ -96,7 +96,7 @@ final class Heartbeat {
             executor.get().execute(this::beat);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "the lease renewal of {0} was refused ({1}); trying again at the next beat",
-                    key, e.toString());
+                    key.digest(), e.toString());
             scheduleNext();
         }
     }
@@ -120,7 +120,7 @@ final class Heartbeat {
         } catch (RuntimeException e) {
             stopped = true;
             LOG.log(Level.WARNING, "the heartbeat of {0} cannot be scheduled ({1}); its lease lapses unless the work"
-                    + " ends first", key, e.toString());
+                    + " ends first", key.digest(), e.toString());
         }
     }
 
@@ -135,7 +135,7 @@ final class Heartbeat {
             return;
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "could not extend the lease of pending work for {0} ({1}); trying again",
-                    key, e.getMessage());
+                    key.digest(), e.getMessage());
         }
         scheduleNext();
     }
@@ -162,7 +162,7 @@ final class Heartbeat {
         }
         if (failure != null) {
             LOG.log(Level.WARNING, "could not extend the lease of pending work for {0} ({1}); trying again",
-                    key, failure.getMessage());
+                    key.digest(), failure.getMessage());
         }
         scheduleNext();
     }
@@ -173,7 +173,7 @@ final class Heartbeat {
             stopped = true;
             LOG.log(Level.WARNING, "the work of {0} is still pending after {1} (maxPendingWork for asynchronous work,"
                     + " the lease of a blocking call under a deadline); its lease is no longer extended and"
-                    + " lapses, so a duplicate may take the key over", key, maxPending);
+                    + " lapses, so a duplicate may take the key over", key.digest(), maxPending);
             return true;
         }
         return false;

@@ -131,7 +131,9 @@ final class Recorder {
         try {
             return engine.sealer.seal(Sealer.Part.OUTCOME, key, fingerprint, outcome);
         } catch (RuntimeException e) {
-            throw new Unstorable("the outcome could not be encrypted: " + e, e);
+            // Its class only: a key provider's message may name the key (a KMS ARN), and the marker that
+            // carries this reason is stored unencrypted when sealing fails.
+            throw new Unstorable("the outcome could not be encrypted (" + e.getClass().getName() + ")", e);
         }
     }
 
@@ -158,7 +160,7 @@ final class Recorder {
             if (e instanceof StoreUnavailableException && ((StoreUnavailableException) e).retryable()) {
                 // The claim is kept, so the lease holds duplicates off while the store recovers.
                 LOG.log(Level.WARNING, "the outcome of {0} is returned but not stored ({1}); retries may run the "
-                        + "work again once the lease lapses", key, e.getMessage());
+                        + "work again once the lease lapses", key.digest(), e.getMessage());
                 events.emit(Type.OUTCOME_NOT_STORED, attempt);
                 return CompletableFuture.completedFuture(false);
             }
@@ -246,7 +248,7 @@ final class Recorder {
         events.emit(Type.OUTCOME_NOT_STORED, attempt);
         if (marker.length > engine.maxOutcomeBytes) {
             LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker fits the store;"
-                    + " retries may run the work again once the lease lapses", key);
+                    + " retries may run the work again once the lease lapses", key.digest());
             return CompletableFuture.completedFuture(answer);
         }
         long sent = engine.ticker.read();
@@ -255,7 +257,7 @@ final class Recorder {
             if (e instanceof StoreUnavailableException || e instanceof IllegalArgumentException) {
                 answer.addSuppressed(e);
                 LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker could be stored;"
-                        + " retries may run the work again once the lease lapses", key);
+                        + " retries may run the work again once the lease lapses", key.digest());
                 return CompletableFuture.<RuntimeException>completedFuture(answer);
             }
             if (e != null) {
@@ -264,7 +266,7 @@ final class Recorder {
             if (completed) {
                 cache(fingerprint, marker, attempt, sent);
                 LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored ({1}); "
-                        + "a marker was stored instead, so retries get the same error", key, reason);
+                        + "a marker was stored instead, so retries get the same error", key.digest(), reason);
                 return CompletableFuture.<RuntimeException>completedFuture(answer);
             }
             events.emit(Type.LEASE_LOST, attempt);
@@ -284,7 +286,7 @@ final class Recorder {
             return seal(marker, fingerprint);
         } catch (Unstorable e) {
             LOG.log(Level.WARNING, "the not-stored marker of {0} could not be encrypted ({1}); it is stored"
-                    + " unencrypted", key, e.getMessage());
+                    + " unencrypted", key.digest(), e.getMessage());
             return marker;
         }
     }

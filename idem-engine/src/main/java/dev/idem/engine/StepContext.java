@@ -96,7 +96,7 @@ abstract class StepContext implements ExecutionContext {
         try {
             return engine.sealer.seal(Sealer.Part.JOURNAL, stepKey, claimedFingerprint, journal.bytes());
         } catch (RuntimeException e) {
-            throw notJournaled(name, "its journal could not be encrypted (" + e + ")", e);
+            throw notJournaled(name, "its journal could not be encrypted (" + e.getClass().getName() + ")", e);
         }
     }
 
@@ -372,7 +372,8 @@ abstract class StepContext implements ExecutionContext {
                 + "' of idempotency key " + stepKey.key() + " on " + stepKey.operation() + " ran, but " + why
                 + "; its effect and those of earlier steps stand, and the key is failed finally so that no retry"
                 + " repeats them", cause);
-        LOG.log(Level.WARNING, failure.getMessage());
+        LOG.log(Level.WARNING, "step ''{0}'' of key {1} ran, but {2}; the key is failed finally", name,
+                stepKey.digest(), why);
         return settle(failure);
     }
 
@@ -463,7 +464,8 @@ abstract class StepContext implements ExecutionContext {
 
     private RuntimeException tooLarge(String name, long size) {
         StepNotJournaledException e = new StepJournalTooLargeException(stepKey, name, size, engine.maxOutcomeBytes);
-        LOG.log(Level.WARNING, e.getMessage());
+        LOG.log(Level.WARNING, "step ''{0}'' of key {1} ran, but the journal with its result is {2} bytes, over the"
+                + " limit of {3}; the key is failed finally", name, stepKey.digest(), size, engine.maxOutcomeBytes);
         return settle(e);
     }
 
