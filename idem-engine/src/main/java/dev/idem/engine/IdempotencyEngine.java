@@ -146,8 +146,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class IdempotencyEngine implements AutoCloseable {
     final IdempotencyStore store;
-    /** The store's non-blocking form, used by asynchronous calls; null if it offers none. */
-    final NonBlockingStore nonBlocking;
+    /** How a blocking call reaches the store: on its own thread. */
+    final DirectPort direct;
+    /**
+     * How an asynchronous call reaches the store: through the store's non-blocking form if it offers
+     * one, else on the engine's threads; decided once, here, for the engine's life.
+     */
+    final StorePort asyncPort;
     private final boolean ownsStore;
     private final AtomicBoolean closed = new AtomicBoolean();
     final OutcomeCodec codec;
@@ -207,10 +212,15 @@ public final class IdempotencyEngine implements AutoCloseable {
         this.listener = b.listener;
         this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.ticker) : null;
         this.completeAttempts = b.completeAttempts;
-        // Read once, like the capabilities: a store offers its non-blocking form for its whole life.
-        this.nonBlocking = store.nonBlocking().orElse(null);
         this.async = new AsyncRuntime(b.asyncExecutor, b.renewalExecutor, b.scheduler, b.maxPendingWork,
-                b.maxAsyncCalls, nonBlocking == null ? 0 : positiveWidth(nonBlocking.maxCallsInFlight()));
+                b.maxAsyncCalls);
+        LanedPort laned = new LanedPort(store, AsyncRuntime.blockingLane(b.asyncExecutor), async::executor,
+                async::renewals, b.sleeper);
+        this.direct = new DirectPort(store, b.sleeper, laned);
+        // Read once, like the capabilities: a store offers its non-blocking form for its whole life.
+        NonBlockingStore nonBlocking = store.nonBlocking().orElse(null);
+        this.asyncPort = nonBlocking == null ? laned
+                : new NonBlockingPort(nonBlocking, new StoreLane(positiveWidth(nonBlocking.maxCallsInFlight())), async);
         this.polls = new SharedPolls(b.ticker);
         this.minBudgetLease = b.minBudgetLease;
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
@@ -360,7 +370,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public <T> Result<T> execute(IdempotencyKey key, Object request, Class<T> type, CallOptions options,
             Work<? extends T> work) {
         Objects.requireNonNull(type, "type");
-        return run(key, request, codec.mapper().constructType(type), options, Execution.plain(work));
+        return run(key, request, codec.mapper().constructType(type), options, BlockingCall.plain(work));
     }
 
     /**
@@ -377,7 +387,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public <T> Result<T> execute(IdempotencyKey key, Object request, TypeReference<T> type, CallOptions options,
             Work<? extends T> work) {
         Objects.requireNonNull(type, "type");
-        return run(key, request, codec.mapper().constructType(type), options, Execution.plain(work));
+        return run(key, request, codec.mapper().constructType(type), options, BlockingCall.plain(work));
     }
 
     /**
@@ -559,7 +569,7 @@ public final class IdempotencyEngine implements AutoCloseable {
             AtomicWork<? extends T> work) {
         Objects.requireNonNull(type, "type");
         checkSameStore(work);
-        return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
+        return run(key, request, codec.mapper().constructType(type), options, BlockingCall.atomic(work));
     }
 
     /**
@@ -577,7 +587,7 @@ public final class IdempotencyEngine implements AutoCloseable {
             CallOptions options, AtomicWork<? extends T> work) {
         Objects.requireNonNull(type, "type");
         checkSameStore(work);
-        return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
+        return run(key, request, codec.mapper().constructType(type), options, BlockingCall.atomic(work));
     }
 
     /**
@@ -751,10 +761,7 @@ public final class IdempotencyEngine implements AutoCloseable {
             CallOptions options, AsyncWork<? extends T> work) {
         checkArguments(key, request, options);
         Objects.requireNonNull(work, "work");
-        Execution<T> execution = new Execution<T>(this, key, type, options, Execution.plain(ctx -> {
-            throw new IllegalStateException("an asynchronous call has no blocking work");
-        }), false);
-        AsyncExecution<T> call = new AsyncExecution<>(this, key, execution, work);
+        AsyncCall<T> call = new AsyncCall<>(this, new Execution<T>(this, key, type, options), work, asyncPort);
         if (!async.acquire()) {
             return CompletableFuture.failedFuture(new AsyncCallsFullException(async.maxCalls));
         }
@@ -770,14 +777,10 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
 
     private <T> Result<T> run(IdempotencyKey key, Object request, JavaType type, CallOptions options,
-            Execution.Runner<? extends T> runner) {
-        Objects.requireNonNull(key, "key must not be null: build one with IdempotencyKey.of(scope, operation, key)");
-        Objects.requireNonNull(request, "request must not be null: it is what the fingerprint is taken of; pass"
-                + " the request object, JSON text or bytes (for a request with no content, \"null\" or"
-                + " NullNode.getInstance())");
-        Objects.requireNonNull(options, "options");
+            BlockingCall.Runner<? extends T> runner) {
+        checkArguments(key, request, options);
         Objects.requireNonNull(runner, "work");
-        return new Execution<T>(this, key, type, options, runner).run(request);
+        return new BlockingCall<T>(this, key, type, options, runner).run(request);
     }
 
     /** Encodes a success value: {@link StoredBytes} as they are, anything else as JSON. */

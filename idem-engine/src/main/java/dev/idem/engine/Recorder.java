@@ -156,7 +156,7 @@ final class Recorder {
             return stored(outcome, attempt, fingerprint, sent);
         }
         return StoreWrites.then(written, (completed, failure) -> {
-            Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
+            Throwable e = failure == null ? null : AsyncCall.unwrap(failure);
             if (e instanceof StoreUnavailableException && ((StoreUnavailableException) e).retryable()) {
                 // The claim is kept, so the lease holds duplicates off while the store recovers.
                 LOG.log(Level.WARNING, "the outcome of {0} is returned but not stored ({1}); retries may run the "
@@ -183,7 +183,7 @@ final class Recorder {
     private CompletableFuture<Boolean> stored(byte[] outcome, int attempt, byte[] fingerprint, long sent) {
         events.emit(Type.FIRST_EXECUTION, attempt);
         cache(fingerprint, outcome, attempt, sent);
-        return StoreWrites.TRUE;
+        return DirectPort.TRUE;
     }
 
     /**
@@ -207,7 +207,7 @@ final class Recorder {
         }
         long sent = engine.ticker.read();
         return StoreWrites.then(completeWithRetries(token, outcome, writes), (completed, failure) -> {
-            Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
+            Throwable e = failure == null ? null : AsyncCall.unwrap(failure);
             if (e == null && completed) {
                 events.emit(Type.FINAL_FAILURE_STORED, attempt);
                 cache(fingerprint, outcome, attempt, sent);
@@ -253,7 +253,7 @@ final class Recorder {
         }
         long sent = engine.ticker.read();
         return StoreWrites.then(completeWithRetries(token, marker, writes), (completed, failure) -> {
-            Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
+            Throwable e = failure == null ? null : AsyncCall.unwrap(failure);
             if (e instanceof StoreUnavailableException || e instanceof IllegalArgumentException) {
                 answer.addSuppressed(e);
                 LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker could be stored;"
@@ -291,16 +291,6 @@ final class Recorder {
         }
     }
 
-    /** {@link #release(Throwable, long, int, StoreWrites)} on this thread, blocking. */
-    boolean release(Throwable failure, long token, int attempt) {
-        return StoreWrites.join(release(failure, token, attempt, StoreWrites.blocking(engine, key)));
-    }
-
-    /** {@link #handBack(Throwable, long, int, StoreWrites)} on this thread, blocking. */
-    boolean handBack(Throwable failure, long token, int attempt) {
-        return StoreWrites.join(handBack(failure, token, attempt, StoreWrites.blocking(engine, key)));
-    }
-
     /** Releases the key after a failure; completes with whether the release took effect. */
     CompletableFuture<Boolean> release(Throwable failure, long token, int attempt, StoreWrites writes) {
         return given(writes.release(token), failure, token, attempt);
@@ -321,7 +311,7 @@ final class Recorder {
             int attempt) {
         return StoreWrites.then(write, (ok, e) -> {
             if (e != null) {
-                Throwable cause = AsyncExecution.unwrap(e);
+                Throwable cause = AsyncCall.unwrap(e);
                 if (cause instanceof Error) {
                     return Recorder.<Boolean>failed(cause);
                 }
@@ -363,7 +353,7 @@ final class Recorder {
      * @throws StoreUnavailableException the last failure, if no attempt succeeded
      */
     static boolean withRetries(IdempotencyEngine engine, BooleanSupplier write) {
-        StoreWrites writes = StoreWrites.blocking(engine, null);
+        StoreWrites writes = new StoreWrites(engine.direct, null, engine.completeAttempts);
         return StoreWrites.join(writes.withRetries(() -> {
             try {
                 return CompletableFuture.completedFuture(write.getAsBoolean());

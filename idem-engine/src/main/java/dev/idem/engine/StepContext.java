@@ -49,7 +49,7 @@ import java.util.Set;
  * released, so its fingerprint stays bound) and {@link #unreplayedSteps()} (journaled steps
  * the work no longer runs).
  */
-abstract class StepContext implements ExecutionContext {
+abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
 
     private final IdempotencyEngine engine;
@@ -102,21 +102,6 @@ abstract class StepContext implements ExecutionContext {
 
     /** Whether the lease has run out by the engine's ticker, so it must be renewed before a step. */
     abstract boolean leaseRanOut();
-
-    /**
-     * A heartbeat's renewal: extends the lease by {@code lease} from now, unless it already reaches
-     * further (the work extended it itself).
-     *
-     * @throws LeaseLostException if another worker took the key over
-     */
-    abstract void keepAlive(Duration lease);
-
-    /**
-     * {@link #keepAlive} through the store's non-blocking form (the engine has one): completes
-     * when the lease is renewed (or already reached further), fails with
-     * {@link LeaseLostException} if the token is not current, or with the store's failure.
-     */
-    abstract java.util.concurrent.CompletableFuture<java.time.Instant> keepAliveNonBlocking(Duration lease);
 
     /** The work has ended: no step may start from now on. */
     final synchronized void close() {

@@ -208,7 +208,7 @@ class AsyncAttackTest {
                 scheduler.runDue();
             }
             assertThat(waiting).isCompletedExceptionally();
-            assertThat(AsyncExecution.unwrap(waiting.handle((r, e) -> e).join()))
+            assertThat(AsyncCall.unwrap(waiting.handle((r, e) -> e).join()))
                     .isInstanceOf(RequestInProgressException.class);
             // Neither an hour forward ended it early nor an hour back kept it going.
             assertThat(Duration.between(start, storeClock.instant())).isBetween(Duration.ofSeconds(10),

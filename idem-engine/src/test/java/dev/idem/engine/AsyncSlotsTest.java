@@ -108,7 +108,7 @@ class AsyncSlotsTest {
             }
         };
         try (IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
-                .asyncExecutor(executor).leaseRenewalExecutor(Runnable::run).scheduler(scheduler).lease(LEASE)
+                .asyncExecutor(executor).leaseRenewalExecutor(executor).scheduler(scheduler).lease(LEASE)
                 .maxAsyncCalls(4).build()) {
             engineRef.set(engine);
             for (int i = 0; i < 4; i++) {
