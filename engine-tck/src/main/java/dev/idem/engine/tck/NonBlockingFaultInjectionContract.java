@@ -12,6 +12,7 @@ import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -94,6 +95,20 @@ public abstract class NonBlockingFaultInjectionContract {
             }
         }
         return all.stream();
+    }
+
+    /**
+     * {@link EngineFuzzContract}'s hot-key load case over the store's non-blocking form: every
+     * engine's client of the form has fewer connections than there are hot keys and answers more
+     * slowly the more calls it holds, and the waiting duplicates' claims are held in it while the
+     * work is pending; every live holder's renewal must still reach the store in time, its work run
+     * once, and every caller get its value.
+     *
+     * @throws Exception if the run fails
+     */
+    @Test
+    void manyWaitingDuplicatesOnHotKeysNeverTakeALiveWorkersKeyThroughTheNonBlockingForm() throws Exception {
+        HotKeyLoad.overNonBlockingForm(fixture).run();
     }
 
     @ParameterizedTest(name = "{1}, clocks {0}")

@@ -21,9 +21,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.support.descriptor.MethodSource;
 import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.PostDiscoveryFilter;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherConfig;
@@ -81,7 +83,9 @@ class LettuceNonBlockingCatchesBrokenFormsTest {
 
     @Test
     void theEngineKitRejectsAFormThatAcknowledgesACompletionItNeverSent() {
-        Map<String, String> failures = run(EngineKitOnCompletionNeverSent.class);
+        // The fault campaigns, not the kit's load case: a completion never sent makes that one fail otherwise.
+        Map<String, String> failures = run(EngineKitOnCompletionNeverSent.class,
+                "everyNonBlockingStoreCallFailedInTurnLeavesEachEffectOnceOneAnswerAndNoStuckKey");
         assertThat(failures).as("engine kit campaigns failing").isNotEmpty();
         assertThat(failures.values()).allSatisfy(m -> assertThat(m).contains("found the key unsettled"));
     }
@@ -146,6 +150,11 @@ class LettuceNonBlockingCatchesBrokenFormsTest {
 
     /** The failed tests of {@code kit} by method name, with their messages. */
     private static Map<String, String> run(Class<?> kit) {
+        return run(kit, null);
+    }
+
+    /** The failed tests of {@code kit}'s method {@code method} (all its tests if null), by name, with their messages. */
+    private static Map<String, String> run(Class<?> kit, String method) {
         Map<String, String> failures = new TreeMap<>();
         TestExecutionListener listener = new TestExecutionListener() {
             @Override
@@ -160,7 +169,10 @@ class LettuceNonBlockingCatchesBrokenFormsTest {
         };
         Launcher launcher = LauncherFactory.create(LauncherConfig.builder()
                 .enableTestExecutionListenerAutoRegistration(false).build());
-        launcher.execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(kit))
+        PostDiscoveryFilter only = descriptor -> FilterResult.includedIf(method == null
+                || descriptor.getSource().filter(MethodSource.class::isInstance).map(MethodSource.class::cast)
+                        .map(m -> m.getMethodName().equals(method)).orElse(true));
+        launcher.execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(kit)).filters(only)
                 .configurationParameter("jqwik.shrinking.default", "OFF").build(), listener);
         System.out.printf("%s: %d failed %s%n", kit.getSimpleName(), failures.size(), failures.keySet());
         return failures;
