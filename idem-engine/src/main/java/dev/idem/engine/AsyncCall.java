@@ -225,6 +225,12 @@ final class AsyncCall<T> {
             stopWaiting();
             return;
         }
+        // On an engine thread: this may be the caller's (a poll another waiter just answered), and
+        // a timer may take its pool's lock to start its thread.
+        onExecutor(() -> schedulePoll(verdict));
+    }
+
+    private void schedulePoll(Execution.Verdict<T> verdict) {
         try {
             Scheduler.Cancellable next = scheduler.schedule(Duration.ofMillis(verdict.pauseMillis), this::pollDue);
             nextPoll = next;
@@ -305,28 +311,32 @@ final class AsyncCall<T> {
         }
     }
 
-    /** The work's stage completed (maybe on an event loop): end the key once no renewal is in flight. */
+    /**
+     * The work's stage completed, maybe on an event loop or a store client's I/O thread, where
+     * nothing may block: on an engine thread, stop the heartbeat (which cancels its timer task) and
+     * end the key once no renewal is in flight.
+     */
     private void workEnded(StepContext ctx, Heartbeat heartbeat, T value, Throwable failure) {
-        // Once no renewal is in flight: none may lengthen a lease the ending cuts short (a hand-back).
-        CompletableFuture<Void> renewing = heartbeat.stop();
-        if (renewing == null) {
-            endKey(ctx, value, failure);
-        } else {
-            renewing.whenComplete((v, stopFailure) -> endKey(ctx, value, failure));
-        }
+        onEngineThread(() -> {
+            // Once no renewal is in flight: none may lengthen a lease the ending cuts short (a hand-back).
+            CompletableFuture<Void> renewing = heartbeat.stop();
+            if (renewing == null) {
+                endKey(ctx, value, failure);
+            } else {
+                renewing.whenComplete((v, stopFailure) -> endKey(ctx, value, failure));
+            }
+        });
     }
 
-    /** Ends the key by the work's outcome, off the thread that completed the work's stage. */
+    /** Ends the key by the work's outcome; on an engine thread (the renewal's answer comes on one too). */
     private void endKey(StepContext ctx, T value, Throwable failure) {
-        onEngineThread(() -> {
-            CompletableFuture<Result<T>> ending;
-            try {
-                ending = finish(ctx, value, failure);
-            } catch (RuntimeException | Error e) {
-                ending = CompletableFuture.failedFuture(e);
-            }
-            ending.whenComplete(this::keyEnded);
-        });
+        CompletableFuture<Result<T>> ending;
+        try {
+            ending = finish(ctx, value, failure);
+        } catch (RuntimeException | Error e) {
+            ending = CompletableFuture.failedFuture(e);
+        }
+        ending.whenComplete(this::keyEnded);
     }
 
     /** The key's ending was stored (or failed): no poll of it is worth sharing any more; answer the caller. */
@@ -380,7 +390,9 @@ final class AsyncCall<T> {
     private void stopWaiting() {
         Scheduler.Cancellable next = nextPoll;
         if (next != null) {
-            next.cancel();
+            // Cancelling a timer task may take the timer's lock: not on the canceller's thread, which
+            // may be an event loop.
+            onEngineThread(next::cancel);
         }
         returnSlot();
     }

@@ -7,10 +7,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,8 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * renewal executor) and wait (the scheduler): the builder's, or defaults the engine creates on the
  * first asynchronous call and shuts down on {@link IdempotencyEngine#close()}. The default executor is a virtual
  * thread per task on a JDK that has them (21+; looked up reflectively, the engine targets Java
- * 17), else a bounded pool of {@link #POOL_THREADS} daemon platform threads with an unbounded
- * queue; the default renewal executor is the same kind but its own (a pool of
+ * 17), else a pool of {@link #POOL_THREADS} daemon platform threads that takes tasks in without a
+ * lock ({@link EngineThreads}); the default renewal executor is the same kind but its own (a pool of
  * {@link #RENEWAL_THREADS}), so a renewal never waits in the queue of other callers' claims; the
  * default scheduler is one daemon timer thread that only hands tasks over, and heartbeats get one
  * of their own. All let idle threads end, so an engine that makes no asynchronous call holds none.
@@ -48,8 +46,8 @@ final class AsyncRuntime {
     private volatile Executor executor;
     private volatile Scheduler scheduler;
     private volatile Executor renewals;
-    private ExecutorService ownedExecutor;
-    private ExecutorService ownedRenewals;
+    private Executor ownedExecutor;
+    private Executor ownedRenewals;
     private ScheduledThreadPoolExecutor ownedTimer;
     private volatile Scheduler renewalTimer;
     private ScheduledThreadPoolExecutor ownedRenewalTimer;
@@ -64,6 +62,15 @@ final class AsyncRuntime {
         this.executor = executor;
         this.renewals = renewals;
         this.scheduler = scheduler;
+        if (scheduler == null) {
+            // Made here, on the builder's thread, though no thread starts before a task is scheduled:
+            // setting a timer up takes its pool's lock, which the first asynchronous call, maybe on an
+            // event loop, must not.
+            this.ownedTimer = timer("idem-async-timer-");
+            this.scheduler = Scheduler.of(ownedTimer);
+            this.ownedRenewalTimer = timer("idem-lease-timer-");
+            this.renewalTimer = Scheduler.of(ownedRenewalTimer);
+        }
     }
 
     /**
@@ -228,12 +235,8 @@ final class AsyncRuntime {
     /** Shuts down what this runtime created; the builder's executor and scheduler stay the caller's. */
     synchronized void close() {
         closed = true;
-        if (ownedExecutor != null) {
-            ownedExecutor.shutdown();
-        }
-        if (ownedRenewals != null) {
-            ownedRenewals.shutdown();
-        }
+        shutDown(ownedExecutor);
+        shutDown(ownedRenewals);
         if (ownedTimer != null) {
             ownedTimer.shutdownNow();
         }
@@ -252,16 +255,26 @@ final class AsyncRuntime {
         }
     }
 
-    private static ExecutorService defaultExecutor(String prefix, int threads) {
+    private static void shutDown(Executor owned) {
+        if (owned instanceof ExecutorService) {
+            ((ExecutorService) owned).shutdown();
+        } else if (owned instanceof EngineThreads) {
+            ((EngineThreads) owned).shutdown();
+        }
+    }
+
+    /**
+     * A virtual thread per task, else the engine's own pool of platform threads, which hands a task
+     * in without taking a lock (see {@link EngineThreads}: tasks are handed in from store clients'
+     * I/O threads and from event loops, which must never block).
+     */
+    private static Executor defaultExecutor(String prefix, int threads) {
         // Looked up once (VIRTUAL_THREADS), not again per executor: the lane's width depends on the same answer.
         ExecutorService virtual = VIRTUAL_THREADS ? virtualThreads(prefix) : null;
         if (virtual != null) {
             return virtual;
         }
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), daemons(prefix + "store-"));
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
+        return new EngineThreads(prefix + "store-", threads, 30, TimeUnit.SECONDS);
     }
 
     private static boolean virtualThreadsAvailable() {
