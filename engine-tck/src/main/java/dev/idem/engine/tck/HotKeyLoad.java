@@ -51,7 +51,7 @@ import java.util.function.BiFunction;
  * duplicates wait (one shared poll per key per interval in an engine).
  *
  * <p>{@link #overNonBlockingForm} runs the same over the store's non-blocking form: each engine
- * reaches it through a client of {@value #CLIENT_CONNECTIONS} connections (its
+ * whose store instance offers one reaches it through a client of {@value #CLIENT_CONNECTIONS} connections (its
  * {@code maxCallsInFlight()}, as a client sized to its HTTP pool declares), whose answers come later
  * the more calls it holds; the held claims keep their connections. Fewer connections than hot keys:
  * an engine that lets its waiters' claims take every connection leaves its holder's renewal queued
@@ -275,7 +275,8 @@ final class HotKeyLoad {
     private void engine(dev.idem.api.store.IdempotencyStore store, Executor executor, String shape) {
         AtomicInteger heldHere = new AtomicInteger();
         held.add(heldHere);
-        IdempotencyEngineBuilder b = IdempotencyEngine.builder().store(probe.wrap(store, heldHere, nonBlockingWidth, declaredWidth))
+        IdempotencyEngineBuilder b = IdempotencyEngine.builder().store(probe.wrap(store, heldHere,
+                store.nonBlocking().isPresent() ? nonBlockingWidth : 0, declaredWidth))
                 .ticker(time.ticker())
                 .scheduler(timer).sleeper(time.sleeper()).lease(lease).ttl(lease.multipliedBy(20))
                 .inProgress(InProgressPolicy.waitUpTo(lease.multipliedBy(6)));
