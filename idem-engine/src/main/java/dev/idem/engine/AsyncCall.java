@@ -55,7 +55,7 @@ final class AsyncCall<T> {
         }
     }
 
-    private final IdempotencyEngine engine;
+    private final EngineParts parts;
     private final IdempotencyKey key;
     private final Execution<T> execution;
     private final AsyncWork<? extends T> work;
@@ -77,14 +77,14 @@ final class AsyncCall<T> {
     private byte[] fingerprint;
     private Execution<T>.Waiting waiting;
 
-    AsyncCall(IdempotencyEngine engine, Execution<T> execution, AsyncWork<? extends T> work, StorePort port) {
-        this.engine = engine;
+    AsyncCall(EngineParts parts, Execution<T> execution, AsyncWork<? extends T> work, StorePort port) {
+        this.parts = parts;
         this.key = execution.key();
         this.execution = execution;
         this.work = work;
         this.port = port;
-        this.executor = engine.async.executor();
-        this.scheduler = engine.async.scheduler();
+        this.executor = parts.async().executor();
+        this.scheduler = parts.async().scheduler();
     }
 
     /** Starts the call, which holds one of the engine's slots (taken by the caller) until it ends. */
@@ -112,13 +112,13 @@ final class AsyncCall<T> {
             becameIdle();
             return;
         }
-        long token = engine.nextToken();
-        long beforeClaim = engine.ticker.read();
+        long token = parts.nextToken();
+        long beforeClaim = parts.ticker().read();
         if (!execution.waits()) {
             claim(token, (claim, failure) -> judged(claim, failure, beforeClaim));
             return;
         }
-        SharedPolls.Ticket ticket = engine.polls.join(key);
+        SharedPolls.Ticket ticket = parts.polls().join(key);
         if (ticket.issuer()) {
             claim(token, (claim, failure) -> {
                 if (failure != null) {
@@ -163,7 +163,7 @@ final class AsyncCall<T> {
             if (again == null) {
                 then.accept(result, failure);
             } else {
-                port.claim(key, again, engine.nextToken(), lease, execution.ttl(), then);
+                port.claim(key, again, parts.nextToken(), lease, execution.ttl(), then);
             }
         });
     }
@@ -274,15 +274,15 @@ final class AsyncCall<T> {
     /** The caller's deadline passed while its claim was being won: give the key back unrun. */
     private void refuseSpent(ClaimResult claim) {
         execution.refuseClaimed(claim, writes()).whenComplete((refused, e) -> {
-            engine.polls.forget(key);
+            parts.polls().forget(key);
             answerWith(null, e != null ? unwrap(e) : refused);
         });
     }
 
     private void run(ClaimResult claim, long beforeClaim) {
         StepContext ctx = execution.begin(claim, beforeClaim, null);
-        Heartbeat heartbeat = new Heartbeat(key, ctx.fencingToken(), ctx, execution.lease(), engine.async.maxPending,
-                port.renewals(), engine.ticker, engine.async.renewalTimer());
+        Heartbeat heartbeat = new Heartbeat(key, ctx.fencingToken(), ctx, execution.lease(), parts.async().maxPending,
+                port.renewals(), parts.ticker(), parts.async().renewalTimer());
         // Before the work is called: a work that blocks before it returns its stage keeps its lease too.
         heartbeat.start();
         CompletionStage<? extends T> stage;
@@ -321,27 +321,27 @@ final class AsyncCall<T> {
             // Once no renewal is in flight: none may lengthen a lease the ending cuts short (a hand-back).
             CompletableFuture<Void> renewing = heartbeat.stop();
             if (renewing == null) {
-                endKey(ctx, value, failure);
+                recordOutcome(ctx, value, failure);
             } else {
-                renewing.whenComplete((v, stopFailure) -> endKey(ctx, value, failure));
+                renewing.whenComplete((v, stopFailure) -> recordOutcome(ctx, value, failure));
             }
         });
     }
 
     /** Ends the key by the work's outcome; on an engine thread (the renewal's answer comes on one too). */
-    private void endKey(StepContext ctx, T value, Throwable failure) {
+    private void recordOutcome(StepContext ctx, T value, Throwable failure) {
         CompletableFuture<Result<T>> ending;
         try {
             ending = finish(ctx, value, failure);
         } catch (RuntimeException | Error e) {
             ending = CompletableFuture.failedFuture(e);
         }
-        ending.whenComplete(this::keyEnded);
+        ending.whenComplete(this::outcomeRecorded);
     }
 
     /** The key's ending was stored (or failed): no poll of it is worth sharing any more; answer the caller. */
-    private void keyEnded(Result<T> result, Throwable failure) {
-        engine.polls.forget(key);
+    private void outcomeRecorded(Result<T> result, Throwable failure) {
+        parts.polls().forget(key);
         answerWith(result, failure == null ? null : unwrap(failure));
     }
 
@@ -351,7 +351,7 @@ final class AsyncCall<T> {
             executor.execute(task);
         } catch (RuntimeException refused) {
             try {
-                engine.async.renewals().execute(task);
+                parts.async().renewals().execute(task);
             } catch (RuntimeException alsoRefused) {
                 task.run();
             }
@@ -400,7 +400,7 @@ final class AsyncCall<T> {
     /** Frees this call's slot among the engine's {@code maxAsyncCalls}, once. */
     private void returnSlot() {
         if (!slotReturned && SLOT_RETURNED.compareAndSet(this, false, true)) {
-            engine.async.release();
+            parts.async().release();
         }
     }
 

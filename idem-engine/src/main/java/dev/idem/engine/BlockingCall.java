@@ -65,7 +65,7 @@ final class BlockingCall<T> {
         };
     }
 
-    private final IdempotencyEngine engine;
+    private final EngineParts parts;
     private final IdempotencyKey key;
     private final Execution<T> execution;
     private final Runner<? extends T> runner;
@@ -75,13 +75,13 @@ final class BlockingCall<T> {
     // The ticker when the last shared claim's question left (see SharedPolls.Poll#sentAt).
     private long sharedSent;
 
-    BlockingCall(IdempotencyEngine engine, IdempotencyKey key, JavaType type, CallOptions options,
+    BlockingCall(EngineParts parts, IdempotencyKey key, JavaType type, CallOptions options,
             Runner<? extends T> runner) {
-        this.engine = engine;
+        this.parts = parts;
         this.key = key;
-        this.execution = new Execution<>(engine, key, type, options);
+        this.execution = new Execution<>(parts, key, type, options);
         this.runner = runner;
-        this.port = engine.direct;
+        this.port = parts.direct();
     }
 
     Result<T> run(Object request) {
@@ -94,8 +94,8 @@ final class BlockingCall<T> {
         boolean shares = execution.waits();
         Execution<T>.Waiting waiting = execution.new Waiting();
         for (;;) {
-            long token = engine.nextToken();
-            long beforeClaim = engine.ticker.read();
+            long token = parts.nextToken();
+            long beforeClaim = parts.ticker().read();
             ClaimResult claim = shares ? sharedClaim(fingerprint, token) : claim(fingerprint, token);
             // A shared answer may have been asked for before this call's own reading: the entry it
             // caches is counted from when the poll's question left.
@@ -114,7 +114,7 @@ final class BlockingCall<T> {
                 return verdict.replay;
             }
             try {
-                engine.sleeper.sleep(Duration.ofMillis(verdict.pauseMillis));
+                parts.sleeper().sleep(Duration.ofMillis(verdict.pauseMillis));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw verdict.conflict();
@@ -132,7 +132,7 @@ final class BlockingCall<T> {
         byte[] used = execution.claimedUnder(fingerprint);
         ClaimResult result = port.claim(key, used, token, lease, execution.ttl());
         byte[] again = execution.reclaimUnder(result, used);
-        return again == null ? result : port.claim(key, again, engine.nextToken(), lease, execution.ttl());
+        return again == null ? result : port.claim(key, again, parts.nextToken(), lease, execution.ttl());
     }
 
     /**
@@ -140,7 +140,7 @@ final class BlockingCall<T> {
      * ({@link SharedPolls}): sent from this thread, or the answer of one in flight or just answered.
      */
     private ClaimResult sharedClaim(byte[] fingerprint, long token) {
-        SharedPolls.Ticket ticket = engine.polls.join(key);
+        SharedPolls.Ticket ticket = parts.polls().join(key);
         sharedSent = ticket.poll.sentAt;
         if (ticket.issuer()) {
             try {
@@ -164,7 +164,7 @@ final class BlockingCall<T> {
         } catch (InterruptedException e) {
             // An interrupted wait is the 409 it would have ended in; nothing is held.
             Thread.currentThread().interrupt();
-            throw new RequestInProgressException(key, engine.retryAfterHint);
+            throw new RequestInProgressException(key, parts.retryAfterHint());
         }
     }
 
@@ -214,7 +214,7 @@ final class BlockingCall<T> {
                 // Set only now: an interrupted thread would have failed the store calls above.
                 Thread.currentThread().interrupt();
             }
-            engine.polls.forget(key);
+            parts.polls().forget(key);
         }
     }
 
@@ -231,7 +231,7 @@ final class BlockingCall<T> {
             return null;
         }
         Heartbeat beat = new Heartbeat(key, ctx.fencingToken(), ctx, renewal, lease, port.renewals(),
-                engine.ticker, engine.async.renewalTimer());
+                parts.ticker(), parts.async().renewalTimer());
         beat.start();
         return beat;
     }
@@ -261,7 +261,7 @@ final class BlockingCall<T> {
     private Result<T> checkCompletedItself(long claimSent, T value, long token, int attempt, byte[] fingerprint) {
         StoredRecord now;
         try {
-            now = engine.store.find(key).orElse(null);
+            now = parts.store().find(key).orElse(null);
         } catch (StoreUnavailableException e) {
             LOG.log(Level.WARNING, "could not check that the atomic work completed {0}: {1}", key.digest(),
                     e.getMessage());

@@ -46,7 +46,7 @@ import java.util.concurrent.CompletableFuture;
 final class Execution<T> {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
 
-    private final IdempotencyEngine engine;
+    private final EngineParts parts;
     private final IdempotencyKey key;
     private final JavaType type;
     private final CallOptions options;
@@ -67,23 +67,23 @@ final class Execution<T> {
     // The journal the won claim handed over, decrypted.
     private volatile byte[] claimedJournal;
 
-    Execution(IdempotencyEngine engine, IdempotencyKey key, JavaType type, CallOptions options) {
-        this.engine = engine;
+    Execution(EngineParts parts, IdempotencyKey key, JavaType type, CallOptions options) {
+        this.parts = parts;
         this.key = key;
         this.type = type;
         this.options = options;
-        this.lease = options.lease() != null ? options.lease() : engine.lease;
-        this.ttl = options.ttl() != null ? options.ttl() : engine.ttl;
-        this.policy = options.inProgress() != null ? options.inProgress() : engine.inProgress;
+        this.lease = options.lease() != null ? options.lease() : parts.lease();
+        this.ttl = options.ttl() != null ? options.ttl() : parts.ttl();
+        this.policy = options.inProgress() != null ? options.inProgress() : parts.inProgress();
         this.deadline = options.deadline();
         this.claimedLease = lease;
-        this.started = engine.listener == IdempotencyListener.NONE ? 0 : engine.ticker.read();
+        this.started = parts.listener() == IdempotencyListener.NONE ? 0 : parts.ticker().read();
         // The engine's own pair was checked at build time; only overrides need checking here.
         if (options.lease() != null || options.ttl() != null || options.inProgress() != null) {
             CallOptions.checkConsistent(lease, ttl, policy);
         }
-        this.filter = options.outcomeFilter() != null ? options.outcomeFilter() : engine.outcomeFilter;
-        this.recorder = new Recorder(engine, key, ttl, this::emit, filter);
+        this.filter = options.outcomeFilter() != null ? options.outcomeFilter() : parts.outcomeFilter();
+        this.recorder = new Recorder(parts, key, ttl, this::emit, filter);
     }
 
     /** The key this call is for. */
@@ -130,7 +130,7 @@ final class Execution<T> {
      */
     private boolean reconcileClaim(ClaimResult result, byte[] used) {
         if (reconciled == null && !result.claimed() && !result.record().hasFingerprint(used)) {
-            byte[] older = engine.fingerprinter.underVersionOf(result.record().fingerprint(), key, request,
+            byte[] older = parts.fingerprinter().underVersionOf(result.record().fingerprint(), key, request,
                     options.excludedSet());
             if (older != null && result.record().hasFingerprint(older)) {
                 reconciled = older;
@@ -150,7 +150,7 @@ final class Execution<T> {
         if (deadline == null) {
             return lease;
         }
-        long nanos = Math.max(deadline.remainingNanos(), engine.minBudgetLease.toNanos());
+        long nanos = Math.max(deadline.remainingNanos(), parts.minBudgetLease().toNanos());
         if (nanos >= lease.toNanos()) {
             return lease;
         }
@@ -213,7 +213,7 @@ final class Execution<T> {
     /** The request's fingerprint under this call's operation and exclusions. */
     byte[] fingerprint(Object request) {
         this.request = request;
-        return engine.fingerprinter.fingerprint(key.operation(), request, options.excludedSet());
+        return parts.fingerprinter().fingerprint(key.operation(), request, options.excludedSet());
     }
 
     /** Whether {@code recorded} is this request's fingerprint, in the current version or the one reconciled. */
@@ -231,7 +231,7 @@ final class Execution<T> {
         if (reconciled != null) {
             return false;
         }
-        byte[] older = engine.fingerprinter.underVersionOf(recorded, key, request, options.excludedSet());
+        byte[] older = parts.fingerprinter().underVersionOf(recorded, key, request, options.excludedSet());
         if (older == null || !Arrays.equals(recorded, older)) {
             return false;
         }
@@ -241,7 +241,7 @@ final class Execution<T> {
 
     /** The near cache's answer for this key (a replay, or a thrown {@link KeyReusedException}), or null. */
     Result<T> fromNearCache(byte[] fingerprint) {
-        NearCache cache = engine.nearCache;
+        NearCache cache = parts.nearCache();
         if (cache == null) {
             return null;
         }
@@ -250,7 +250,7 @@ final class Execution<T> {
             return null;
         }
         if (!Arrays.equals(hit.fingerprint(), fingerprint)) {
-            byte[] older = engine.fingerprinter.underVersionOf(hit.fingerprint(), key, request, options.excludedSet());
+            byte[] older = parts.fingerprinter().underVersionOf(hit.fingerprint(), key, request, options.excludedSet());
             if (older == null || !Arrays.equals(hit.fingerprint(), older)) {
                 emit(Type.KEY_REUSED, hit.attempt());
                 throw new KeyReusedException(key);
@@ -262,7 +262,7 @@ final class Execution<T> {
     /** How long one call has waited for an in-progress duplicate, measured on the ticker. */
     final class Waiting {
         // Ticker readings have an arbitrary origin: only differences are compared.
-        private final long start = engine.ticker.read();
+        private final long start = parts.ticker().read();
         private int poll;
         private boolean conflictReported;
     }
@@ -329,13 +329,13 @@ final class Execution<T> {
             case COMPLETED:
                 // Both instants are on the store's clock, so the age and the time left are right
                 // whatever the engine's clock says.
-                if (engine.nearCache != null) {
+                if (parts.nearCache() != null) {
                     // Counted from before the claim was sent: the answer's time in transit cannot
                     // keep the entry past the record.
-                    engine.nearCache.put(key, record.fingerprint(), record.outcome(), beforeClaim,
+                    parts.nearCache().put(key, record.fingerprint(), record.outcome(), beforeClaim,
                             timeLeft(claim.storeTime(), record.expiresAt()), record.attempt());
                 }
-                Duration age = engine.listener == IdempotencyListener.NONE
+                Duration age = parts.listener() == IdempotencyListener.NONE
                         ? null : nonNegative(Duration.between(record.createdAt(), claim.storeTime()));
                 return new Verdict<>(replay(record.outcome(), record.fingerprint(), record.attempt(), age), 0, null,
                         null, null);
@@ -346,8 +346,8 @@ final class Execution<T> {
                     emit(Type.IN_PROGRESS_CONFLICT, record.attempt());
                 }
                 Duration leaseLeft = nonNegative(Duration.between(claim.storeTime(), record.leaseExpiresAt()));
-                Duration hint = min(engine.retryAfterHint, leaseLeft);
-                long waitLeft = policy.maxWait().toNanos() - (engine.ticker.read() - waiting.start);
+                Duration hint = min(parts.retryAfterHint(), leaseLeft);
+                long waitLeft = policy.maxWait().toNanos() - (parts.ticker().read() - waiting.start);
                 if (deadline != null) {
                     // Answer while the caller still listens, not after it gave up.
                     waitLeft = Math.min(waitLeft, deadline.remainingNanos());
@@ -366,7 +366,7 @@ final class Execution<T> {
     private long pauseMillis(int poll, Duration leaseLeft, long waitLeftNanos) {
         long ceiling = PollSchedule.intervalNanos(poll) / 1_000_000;
         // Equal jitter: never zero (no busy loop), still spreads a herd of waiters.
-        long delay = ceiling / 2 + (long) (engine.random.nextDouble() * (ceiling / 2 + 1));
+        long delay = ceiling / 2 + (long) (parts.random().nextDouble() * (ceiling / 2 + 1));
         // Wake just after the lease lapses if that comes first, so a crashed holder is taken over promptly.
         delay = Math.min(delay, leaseLeft.toMillis() + 1);
         long waitLeftMillis = (waitLeftNanos + 999_999) / 1_000_000;
@@ -380,7 +380,7 @@ final class Execution<T> {
             return null;
         }
         try {
-            return engine.sealer.open(Sealer.Part.JOURNAL, key, claimed.fingerprint(), journal);
+            return parts.sealer().open(Sealer.Part.JOURNAL, key, claimed.fingerprint(), journal);
         } catch (OutcomeUnreadableException e) {
             LOG.log(Level.WARNING, "the step journal of {0} cannot be read ({1}); the key is handed back and the work"
                     + " does not run", key.digest(), e.reason());
@@ -391,7 +391,7 @@ final class Execution<T> {
     /** A stored outcome in the clear; {@code fingerprint} is the record's. */
     byte[] open(byte[] stored, byte[] fingerprint) {
         try {
-            return engine.sealer.open(Sealer.Part.OUTCOME, key, fingerprint, stored);
+            return parts.sealer().open(Sealer.Part.OUTCOME, key, fingerprint, stored);
         } catch (OutcomeUnreadableException e) {
             LOG.log(Level.WARNING, "the stored outcome of {0} cannot be read ({1}, key id {2}); the work does not"
                     + " run again", key.digest(), e.reason(), e.keyId());
@@ -401,14 +401,14 @@ final class Execution<T> {
 
     private Result<T> replay(byte[] stored, byte[] fingerprint, int attempt, Duration recordAge) {
         byte[] outcome = open(stored, fingerprint);
-        switch (engine.codec.kind(outcome)) {
+        switch (parts.codec().kind(outcome)) {
             case FAILURE: {
-                String[] failure = engine.codec.decodeFailure(outcome);
+                String[] failure = parts.codec().decodeFailure(outcome);
                 emit(Type.REPLAY, attempt, recordAge);
                 throw new ReplayedFailureException(key, failure[0], failure[1]);
             }
             case NOT_STORED: {
-                String reason = engine.codec.decodeNotStored(outcome);
+                String reason = parts.codec().decodeNotStored(outcome);
                 emit(Type.REPLAY, attempt, recordAge);
                 throw new OutcomeNotStoredException(key, reason, true, null);
             }
@@ -422,11 +422,11 @@ final class Execution<T> {
 
     /** What the outcome filter rebuilds of a stored success, for a replay. */
     private byte[] rebuild(byte[] outcome) {
-        if (filter == null || engine.codec.kind(outcome) == OutcomeCodec.Kind.BYTES) {
+        if (filter == null || parts.codec().kind(outcome) == OutcomeCodec.Kind.BYTES) {
             return outcome;
         }
         try {
-            return engine.codec.rebuild(filter, key, outcome);
+            return parts.codec().rebuild(filter, key, outcome);
         } catch (Exception e) {
             throw new OutcomeUnreadableException(key, OutcomeUnreadableException.Reason.REBUILD_FAILED, null,
                     "the outcome filter could not rebuild the result: " + e, e);
@@ -435,7 +435,7 @@ final class Execution<T> {
 
     @SuppressWarnings("unchecked")
     private T decode(byte[] outcome) {
-        return (T) engine.decodeSuccess(outcome, type);
+        return (T) parts.decodeSuccess(outcome, type);
     }
 
     /**
@@ -480,12 +480,12 @@ final class Execution<T> {
         ctx.close();
         return giveBack(ctx, new java.util.concurrent.CancellationException("the caller of " + key
                 + " went away before its work started"), writes)
-                .whenComplete((v, e) -> engine.polls.forget(key));
+                .whenComplete((v, e) -> parts.polls().forget(key));
     }
 
     /** The writes that end this call's key, through {@code port} (the call's way to the store). */
     StoreWrites writes(StorePort port) {
-        return new StoreWrites(port, key, engine.completeAttempts);
+        return new StoreWrites(port, key, parts.completeAttempts());
     }
 
     /**
@@ -509,15 +509,15 @@ final class Execution<T> {
         byte[] fingerprint = ctx.claimedFingerprint();
         long token = ctx.fencingToken();
         int attempt = ctx.attempt();
-        StepNotJournaledException settled = ctx.settled();
-        if (settled != null) {
+        StepNotJournaledException notJournaled = ctx.stepNotJournaled();
+        if (notJournaled != null) {
             // A step ran but cannot be journaled: the engine's own record decides, not whatever the
             // work made of the step's exception (swallowed, translated, or a value returned anyway).
-            if (failure != null && failure != settled) {
-                settled.addSuppressed(failure);
+            if (failure != null && failure != notJournaled) {
+                notJournaled.addSuppressed(failure);
             }
             Throwable work = failure;
-            return recorder.storeFinalFailure(settled, settled, token, attempt, fingerprint, writes)
+            return recorder.storeFinalFailure(notJournaled, notJournaled, token, attempt, fingerprint, writes)
                     .thenCompose(answer -> {
                         if (work instanceof Error) {
                             work.addSuppressed(answer);
@@ -560,14 +560,13 @@ final class Execution<T> {
         return e.key().equals(key) && e.fencingToken() == token;
     }
 
-    @SuppressWarnings("unchecked")
     private CompletableFuture<Result<T>> complete(T value, long token, int attempt, byte[] fingerprint,
             StoreWrites writes) {
         // From here on the work has run: the key is never freed, whatever happens to its outcome.
-        CompletableFuture<RuntimeException>[] unstorable = new CompletableFuture[1];
-        Recorder.Encoded outcome = recorder.encodeSuccess(value, token, attempt, fingerprint, writes, unstorable);
-        if (outcome == null) {
-            return unstorable[0].thenCompose(Recorder::failed);
+        Recorder.Encoded outcome = recorder.encodeSuccess(value, fingerprint);
+        if (!outcome.storable()) {
+            return recorder.unstorable(token, attempt, fingerprint, outcome.notStored(), outcome.cause(), writes)
+                    .thenCompose(Recorder::failed);
         }
         CompletableFuture<Boolean> written = recorder.completeSuccess(outcome.stored(), token, attempt, fingerprint,
                 writes);
@@ -592,7 +591,7 @@ final class Execution<T> {
             StoreWrites writes) {
         FailureDecision decision;
         try {
-            decision = engine.classifier.classify(e);
+            decision = parts.classifier().classify(e);
         } catch (RuntimeException classifierFailure) {
             LOG.log(Level.WARNING, "failure classifier threw; treating the failure as transient", classifierFailure);
             decision = FailureDecision.transientFailure();
@@ -640,12 +639,12 @@ final class Execution<T> {
     }
 
     private void emit(Type type, int attempt, Duration recordAge) {
-        if (engine.listener == IdempotencyListener.NONE) {
+        if (parts.listener() == IdempotencyListener.NONE) {
             return;
         }
         try {
-            engine.listener.onEvent(new IdempotencyEvent(type, key.scope(), key.operation(), attempt,
-                    Duration.ofNanos(engine.ticker.read() - started), key.key(), recordAge));
+            parts.listener().onEvent(new IdempotencyEvent(type, key.scope(), key.operation(), attempt,
+                    Duration.ofNanos(parts.ticker().read() - started), key.key(), recordAge));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "idempotency listener threw on " + type, e);
         }
@@ -689,7 +688,7 @@ final class Execution<T> {
         private volatile long leaseEnd;
         private String downstream;
         Context(StoredRecord claim, byte[] journal, long leaseEnd, Thread owner) {
-            super(engine, key, claim, journal, claimedLease, owner);
+            super(parts, key, claim, journal, claimedLease, owner);
             this.claim = claim;
             this.leaseDeadline = claim.leaseExpiresAt();
             this.leaseEnd = leaseEnd;
@@ -717,7 +716,7 @@ final class Execution<T> {
 
         @Override
         boolean leaseRanOut() {
-            return engine.ticker.read() - leaseEnd >= 0;
+            return parts.ticker().read() - leaseEnd >= 0;
         }
 
         @Override
@@ -728,7 +727,7 @@ final class Execution<T> {
         @Override
         public boolean reachesPast(Duration renewal) {
             // The work's own extendLease may reach further than a heartbeat's renewal: never cut it short.
-            return leaseEnd - engine.ticker.read() > renewal.toNanos();
+            return leaseEnd - parts.ticker().read() > renewal.toNanos();
         }
 
         @Override
@@ -748,8 +747,8 @@ final class Execution<T> {
         @Override
         public Instant extendLease(Duration extension) {
             IdempotencyEngine.positive("lease", extension);
-            long before = engine.ticker.read();
-            Instant deadline = engine.store.extendLease(key, claim.fencingToken(), extension)
+            long before = parts.ticker().read();
+            Instant deadline = parts.store().extendLease(key, claim.fencingToken(), extension)
                     .orElseThrow(() -> new LeaseLostException(key, claim.fencingToken()));
             leaseDeadline = deadline;
             leaseEnd = before + extension.toNanos();

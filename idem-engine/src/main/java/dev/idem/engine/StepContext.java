@@ -43,7 +43,7 @@ import java.util.Set;
  *
  * <h2>What the engine learns here</h2>
  * The execution ends by this state, not by what the work made of the steps' exceptions:
- * {@link #settled()} (a step ran but cannot be journaled: the key fails finally),
+ * {@link #stepNotJournaled()} (a step ran but cannot be journaled: the key fails finally),
  * {@link #unjournaled()} (a step ran but its journal write failed: the claim is kept until
  * the lease lapses), {@link #journalMayHoldSteps()} (the key is handed back rather than
  * released, so its fingerprint stays bound) and {@link #unreplayedSteps()} (journaled steps
@@ -52,7 +52,7 @@ import java.util.Set;
 abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
 
-    private final IdempotencyEngine engine;
+    private final EngineParts parts;
     private final IdempotencyKey stepKey;
     private final long token;
     private final Duration lease;
@@ -66,7 +66,7 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     private boolean running;
     private boolean open = true;
     private RuntimeException stopped;
-    private StepNotJournaledException settled;
+    private StepNotJournaledException notJournaledFailure;
     private StoreUnavailableException unjournaled;
     private boolean checkpointed;
 
@@ -75,9 +75,9 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
      * @param owner the only thread steps may run in, or null to allow any thread (steps still
      *     run one at a time), for a driver whose work continues on other threads
      */
-    StepContext(IdempotencyEngine engine, IdempotencyKey key, StoredRecord claim, byte[] journal, Duration lease,
+    StepContext(EngineParts parts, IdempotencyKey key, StoredRecord claim, byte[] journal, Duration lease,
             Thread owner) {
-        this.engine = engine;
+        this.parts = parts;
         this.stepKey = key;
         this.token = claim.fencingToken();
         this.lease = lease;
@@ -94,7 +94,7 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     /** The journal as stored: sealed to this record when the engine encrypts. */
     private byte[] seal(String name, StepJournal journal) {
         try {
-            return engine.sealer.seal(Sealer.Part.JOURNAL, stepKey, claimedFingerprint, journal.bytes());
+            return parts.sealer().seal(Sealer.Part.JOURNAL, stepKey, claimedFingerprint, journal.bytes());
         } catch (RuntimeException e) {
             throw notJournaled(name, "its journal could not be encrypted (" + e.getClass().getName() + ")", e);
         }
@@ -109,8 +109,8 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     }
 
     /** The failure of a step that ran but cannot be journaled, or null: the key must fail finally with it. */
-    final synchronized StepNotJournaledException settled() {
-        return settled;
+    final synchronized StepNotJournaledException stepNotJournaled() {
+        return notJournaledFailure;
     }
 
     /** The store failure of a step that ran but whose journal write failed, or null: the claim must be kept. */
@@ -149,13 +149,13 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     @Override
     public final <R> R step(String name, Class<R> type, StepAction<? extends R> action) throws Exception {
         Objects.requireNonNull(type, "type");
-        return run(name, engine.codec.mapper().constructType(type), Objects.requireNonNull(action, "action"));
+        return run(name, parts.codec().mapper().constructType(type), Objects.requireNonNull(action, "action"));
     }
 
     @Override
     public final <R> R step(String name, TypeReference<R> type, StepAction<? extends R> action) throws Exception {
         Objects.requireNonNull(type, "type");
-        return run(name, engine.codec.mapper().constructType(type), Objects.requireNonNull(action, "action"));
+        return run(name, parts.codec().mapper().constructType(type), Objects.requireNonNull(action, "action"));
     }
 
     @Override
@@ -171,14 +171,14 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     public final <R> R atomicStep(String name, Class<R> type, AtomicStepAction<? extends R> action)
             throws Exception {
         Objects.requireNonNull(type, "type");
-        return runAtomic(name, engine.codec.mapper().constructType(type), Objects.requireNonNull(action, "action"));
+        return runAtomic(name, parts.codec().mapper().constructType(type), Objects.requireNonNull(action, "action"));
     }
 
     @Override
     public final <R> R atomicStep(String name, TypeReference<R> type, AtomicStepAction<? extends R> action)
             throws Exception {
         Objects.requireNonNull(type, "type");
-        return runAtomic(name, engine.codec.mapper().constructType(type), Objects.requireNonNull(action, "action"));
+        return runAtomic(name, parts.codec().mapper().constructType(type), Objects.requireNonNull(action, "action"));
     }
 
     @Override
@@ -294,7 +294,7 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
 
     private Object decode(String name, byte[] result, JavaType type) {
         try {
-            return engine.decodeSuccess(result, type);
+            return parts.decodeSuccess(result, type);
         } catch (IdempotencyException e) {
             throw new StepMismatchException(stepKey, name, "the journaled result of step '" + name + "' cannot be"
                     + " read as " + type + "; was the step's result type changed while keys were in flight?", e);
@@ -336,7 +336,7 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
 
     private byte[] encode(String name, Object value) {
         try {
-            return engine.encodeSuccess(value);
+            return parts.encodeSuccess(value);
         } catch (IdempotencyException e) {
             throw notJournaled(name, "its result cannot be journaled (" + e.getMessage() + ")", e);
         }
@@ -344,8 +344,8 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
 
     private StepJournal next(String name, byte[] result) {
         synchronized (this) {
-            long size = journal.sizeWith(name, result) + (engine.sealer.encrypts() ? Sealer.maxOverhead() : 0);
-            if (size > engine.maxOutcomeBytes) {
+            long size = journal.sizeWith(name, result) + (parts.sealer().encrypts() ? Sealer.maxOverhead() : 0);
+            if (size > parts.maxOutcomeBytes()) {
                 throw tooLarge(name, size);
             }
             return journal.append(name, result);
@@ -359,12 +359,12 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
                 + " repeats them", cause);
         LOG.log(Level.WARNING, "step ''{0}'' of key {1} ran, but {2}; the key is failed finally", name,
                 stepKey.digest(), why);
-        return settle(failure);
+        return failForGood(failure);
     }
 
-    private synchronized RuntimeException settle(StepNotJournaledException failure) {
-        if (settled == null) {
-            settled = failure;
+    private synchronized RuntimeException failForGood(StepNotJournaledException failure) {
+        if (notJournaledFailure == null) {
+            notJournaledFailure = failure;
         }
         return stop(failure);
     }
@@ -398,7 +398,7 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
         }
         StoredRecord now;
         try {
-            now = engine.store.find(stepKey).orElse(null);
+            now = parts.store().find(stepKey).orElse(null);
         } catch (StoreUnavailableException e) {
             throw stop(e);
         }
@@ -448,10 +448,10 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     }
 
     private RuntimeException tooLarge(String name, long size) {
-        StepNotJournaledException e = new StepJournalTooLargeException(stepKey, name, size, engine.maxOutcomeBytes);
+        StepNotJournaledException e = new StepJournalTooLargeException(stepKey, name, size, parts.maxOutcomeBytes());
         LOG.log(Level.WARNING, "step ''{0}'' of key {1} ran, but the journal with its result is {2} bytes, over the"
-                + " limit of {3}; the key is failed finally", name, stepKey.digest(), size, engine.maxOutcomeBytes);
-        return settle(e);
+                + " limit of {3}; the key is failed finally", name, stepKey.digest(), size, parts.maxOutcomeBytes());
+        return failForGood(e);
     }
 
     private synchronized RuntimeException stop(RuntimeException cause) {
@@ -462,7 +462,7 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     }
 
     private boolean checkpointWithRetries(byte[] bytes) {
-        return Recorder.withRetries(engine, () -> engine.store.checkpoint(stepKey, token, bytes));
+        return Recorder.withRetries(parts, () -> parts.store().checkpoint(stepKey, token, bytes));
     }
 
     static String stepDownstreamKey(IdempotencyKey key, String step) {

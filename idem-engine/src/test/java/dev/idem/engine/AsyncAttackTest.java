@@ -263,7 +263,7 @@ class AsyncAttackTest {
             assertThat(store.find(IdempotencyKey.of("t", "op", "k0")).orElseThrow().state())
                     .isEqualTo(RecordState.COMPLETED);
             works.get(1).complete("done 1");
-            assertThat(engine.async.inFlight()).isZero();
+            assertThat(engine.parts.async().inFlight()).isZero();
         }
     }
 }
