@@ -2,6 +2,7 @@ package dev.idem.spring;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.idem.api.CallerScope;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.CallOptions;
 import dev.idem.engine.IdempotencyEngine;
@@ -13,11 +14,7 @@ import dev.idem.http.PrincipalResolver;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.lang.reflect.UndeclaredThrowableException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -204,15 +201,15 @@ public final class IdempotentInterceptor implements MethodInterceptor {
             // The caller of a Mono may only be known when it is subscribed (Spring Security's reactive
             // context); in a reactive application it is only known then, whatever the thread holds.
             Optional<String> known = !idempotent.scope().isEmpty()
-                    ? Optional.of(String.valueOf(evaluate(idempotent.scope(), context, "scope", method)))
+                    ? Optional.of(CallerScope.of(String.valueOf(evaluate(idempotent.scope(), context, "scope", method))))
                     : callers == CallerSource.REACTIVE ? Optional.empty() : threadCaller();
             return MonoReturns.invoke(engine.getObject(), method, known, defaultScope, idempotent.operation(), key,
                     request, invocation);
         }
         String scope = idempotent.scope().isEmpty() ? callerScope(method)
-                : String.valueOf(evaluate(idempotent.scope(), context, "scope", method));
+                : CallerScope.of(String.valueOf(evaluate(idempotent.scope(), context, "scope", method)));
         // An invalid key (too long, not visible ASCII) is the caller's error: InvalidIdempotencyKeyException, 400.
-        IdempotencyKey idempotencyKey = IdempotencyKey.of(fit(scope), idempotent.operation(), key);
+        IdempotencyKey idempotencyKey = IdempotencyKey.of(scope, idempotent.operation(), key);
         if (kind == AsyncReturns.Kind.STAGE) {
             return AsyncReturns.stage(engine.getObject(), idempotencyKey, request, method, invocation);
         }
@@ -263,16 +260,19 @@ public final class IdempotentInterceptor implements MethodInterceptor {
             return principal.get();
         }
         if (defaultScope != null) {
-            return defaultScope;
+            return CallerScope.of(defaultScope);
         }
         throw missingScope(method);
     }
 
-    /** The caller known on this thread by the filter's rule (the servlet request, Spring Security's context). */
+    /**
+     * The scope of the caller known on this thread by the filter's rule (the servlet request,
+     * Spring Security's context), in {@link CallerScope}'s encoding, as the filter keys it.
+     */
     private Optional<String> threadCaller() {
         IncomingRequest request = WEB ? ServletRequestView.current() : SpringPrincipals.NO_REQUEST;
         PrincipalResolver resolver = principals.getIfAvailable(() -> SpringPrincipals.standard(null));
-        return resolver.resolve(request).filter(p -> !p.isEmpty());
+        return resolver.scope(request).filter(p -> !p.isEmpty());
     }
 
     static MissingScopeException missingScope(Method method) {
@@ -358,20 +358,5 @@ public final class IdempotentInterceptor implements MethodInterceptor {
                     + " evaluated to null");
         }
         return value;
-    }
-
-    /** A scope must be 1..200 characters without controls; a longer principal is replaced by its digest. */
-    static String fit(String scope) {
-        boolean ok = !scope.isEmpty() && scope.length() <= IdempotencyKey.MAX_SCOPE_LENGTH
-                && scope.chars().noneMatch(Character::isISOControl);
-        if (ok) {
-            return scope;
-        }
-        try {
-            return "sha256:" + Base64.getUrlEncoder().withoutPadding().encodeToString(
-                    MessageDigest.getInstance("SHA-256").digest(scope.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform must provide SHA-256", e);
-        }
     }
 }

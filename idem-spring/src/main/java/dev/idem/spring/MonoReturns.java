@@ -1,5 +1,6 @@
 package dev.idem.spring;
 
+import dev.idem.api.CallerScope;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.reactor.ReactorIdempotency;
@@ -23,6 +24,7 @@ final class MonoReturns {
     private MonoReturns() {
     }
 
+    /** {@code known}: the caller's scope when the call already knows it, in {@link CallerScope}'s encoding. */
     static Mono<Object> invoke(IdempotencyEngine engine, Method method, Optional<String> known, String defaultScope,
             String operation, String key, Object request, MethodInvocation invocation) {
         if (!ClassUtils.isPresent("dev.idem.reactor.ReactorIdempotency", MonoReturns.class.getClassLoader())) {
@@ -30,11 +32,12 @@ final class MonoReturns {
                     + "on the class path");
         }
         ReactorIdempotency reactor = ReactorIdempotency.of(engine);
-        Mono<String> caller = known.map(Mono::just).orElseGet(() -> SECURITY ? ReactiveSecurityUser.name()
-                : Mono.empty());
-        return caller.switchIfEmpty(defaultScope != null ? Mono.just(defaultScope)
+        // Every scope in CallerScope's encoding: known ones come encoded, names are encoded here.
+        Mono<String> caller = known.map(Mono::just).orElseGet(() -> SECURITY
+                ? ReactiveSecurityUser.name().map(CallerScope::of) : Mono.empty());
+        return caller.switchIfEmpty(defaultScope != null ? Mono.just(CallerScope.of(defaultScope))
                         : Mono.error(() -> IdempotentInterceptor.missingScope(method)))
-                .flatMap(s -> reactor.call(IdempotencyKey.of(IdempotentInterceptor.fit(s), operation, key), request,
+                .flatMap(s -> reactor.call(IdempotencyKey.of(s, operation, key), request,
                         AsyncReturns.valueType(method), ctx -> {
                             Object mono;
                             try {

@@ -154,6 +154,11 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
+    void twoScopesAlikeWithOneOperationAndKeyAreTwoRecords() {
+        ScopeIsolation.scopesAlikeAreSeparate(kit());
+    }
+
+    @Test
     void lockstepClaimsOfOneKeyHaveOneWinner() throws Exception {
         LockstepRaces.claimsMeet(kit());
     }

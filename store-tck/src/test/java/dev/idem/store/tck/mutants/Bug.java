@@ -56,6 +56,11 @@ enum Bug {
     WRONG_KEY_OUTCOME,
     /** The scope is left out of the storage key. */
     SCOPE_IGNORED,
+    /**
+     * The scope is compared as a case-insensitive, space-padding collation compares it (lower case,
+     * spaces at either end dropped): two tenants whose names differ only so share records.
+     */
+    SCOPE_FOLDED,
     /** The operation is left out of the storage key. */
     OPERATION_IGNORED,
     /** The blocking form is right; the non-blocking form's complete accepts any token once the lease has lapsed. */

@@ -57,7 +57,9 @@ class MutantKitTest {
             Map.entry(Bug.PURGE_RELEASED, Set.of("purgeLeavesLiveRecordsAlone")),
             Map.entry(Bug.WRONG_KEY_OUTCOME, Set.of("keysDifferingInOnePartAreSeparate",
                     "scopeOperationAndKeyAreIsolatedEvenWhenTheyShareDelimiters")),
-            Map.entry(Bug.SCOPE_IGNORED, Set.of("keysDifferingInOnePartAreSeparate")),
+            Map.entry(Bug.SCOPE_IGNORED, Set.of("keysDifferingInOnePartAreSeparate",
+                    "twoScopesAlikeWithOneOperationAndKeyAreTwoRecords")),
+            Map.entry(Bug.SCOPE_FOLDED, Set.of("twoScopesAlikeWithOneOperationAndKeyAreTwoRecords")),
             Map.entry(Bug.OPERATION_IGNORED, Set.of("keysDifferingInOnePartAreSeparate")),
             Map.entry(Bug.NON_BLOCKING_UNFENCED_COMPLETE, Set.of("foreignTokensAreRefusedOnALapsedLease")),
             Map.entry(Bug.NON_BLOCKING_OWN_RECORDS, Set.of("aClaimThroughOneFormIsEndedThroughTheOther", HISTORIES)));

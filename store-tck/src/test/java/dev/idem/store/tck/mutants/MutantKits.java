@@ -99,6 +99,7 @@ final class MutantKits {
             case PURGE_RELEASED -> new Class<?>[] {PurgeReleasedC.class, PurgeReleasedP.class};
             case WRONG_KEY_OUTCOME -> new Class<?>[] {WrongKeyOutcomeC.class, WrongKeyOutcomeP.class};
             case SCOPE_IGNORED -> new Class<?>[] {ScopeIgnoredC.class, ScopeIgnoredP.class};
+            case SCOPE_FOLDED -> new Class<?>[] {ScopeFoldedC.class};
             case OPERATION_IGNORED -> new Class<?>[] {OperationIgnoredC.class, OperationIgnoredP.class};
             case NON_BLOCKING_UNFENCED_COMPLETE -> new Class<?>[] {NonBlockingUnfencedCompleteN.class};
             case NON_BLOCKING_OWN_RECORDS -> new Class<?>[] {NonBlockingOwnRecordsN.class};
@@ -161,6 +162,7 @@ final class MutantKits {
     static final class WrongKeyOutcomeP extends Properties { Bug bug() { return Bug.WRONG_KEY_OUTCOME; } }
     static final class ScopeIgnoredC extends Contract { Bug bug() { return Bug.SCOPE_IGNORED; } }
     static final class ScopeIgnoredP extends Properties { Bug bug() { return Bug.SCOPE_IGNORED; } }
+    static final class ScopeFoldedC extends Contract { Bug bug() { return Bug.SCOPE_FOLDED; } }
     static final class OperationIgnoredC extends Contract { Bug bug() { return Bug.OPERATION_IGNORED; } }
     static final class OperationIgnoredP extends Properties { Bug bug() { return Bug.OPERATION_IGNORED; } }
 }

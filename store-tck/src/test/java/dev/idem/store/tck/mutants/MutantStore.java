@@ -120,6 +120,7 @@ final class MutantStore implements IdempotencyStore {
     private Object storageKey(IdempotencyKey k) {
         return switch (bug) {
             case SCOPE_IGNORED -> List.of(k.operation(), k.key());
+            case SCOPE_FOLDED -> List.of(k.scope().strip().toLowerCase(java.util.Locale.ROOT), k.operation(), k.key());
             case OPERATION_IGNORED -> List.of(k.scope(), k.key());
             default -> List.of(k.scope(), k.operation(), k.key());
         };
