@@ -345,13 +345,16 @@ final class AsyncCall<T> {
         answerWith(result, failure == null ? null : unwrap(failure));
     }
 
-    /** Runs a task of a claimed key on the executor, else the renewal threads, else here: it must run. */
+    /**
+     * Runs a task of a held key on the renewal threads, where the held key's store calls run too
+     * (never in the async executor's queue behind claims), else on the executor, else here: it must run.
+     */
     private void onEngineThread(Runnable task) {
         try {
-            executor.execute(task);
+            parts.async().renewals().execute(task);
         } catch (RuntimeException refused) {
             try {
-                parts.async().renewals().execute(task);
+                executor.execute(task);
             } catch (RuntimeException alsoRefused) {
                 task.run();
             }
