@@ -1,6 +1,6 @@
 package dev.idem.http;
 
-import dev.idem.http.internal.Digests;
+import dev.idem.api.CallerScope;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -9,6 +9,14 @@ import java.util.Optional;
  * see each other's outcomes even with the same key. Must be derived from authentication
  * (the authenticated user, a verified API key), never from the request body. An empty
  * result means "unknown caller": the request is refused with 401 and nothing is stored.
+ *
+ * <p>What {@link #resolve} returns is a name; the adapters key records by {@link #scope}, the
+ * name in {@link CallerScope}'s one encoding, under which no name can spell another caller's
+ * scope (a login named {@code api-key:...} never reaches an API key's records, nor one named
+ * {@code sha256:...} a long name's). {@link #apiKeyHeader} and {@link #orElse} give their scopes
+ * directly; a resolver written as a lambda names principals, and its names are encoded. A resolver
+ * that hands on another resolver's answer keeps {@link #apiKeyHeader}'s scope only by delegating
+ * {@link #scope} too (as {@link #orElse} does): its {@code resolve} text is a name like any other.
  */
 @FunctionalInterface
 public interface PrincipalResolver {
@@ -21,6 +29,17 @@ public interface PrincipalResolver {
     Optional<String> resolve(IncomingRequest request);
 
     /**
+     * The scope of the request's idempotency key: by default {@link #resolve}'s name in
+     * {@link CallerScope#of}'s encoding (an empty name counts as none).
+     *
+     * @param request the incoming request
+     * @return the scope, or empty if the caller is not authenticated
+     */
+    default Optional<String> scope(IncomingRequest request) {
+        return resolve(request).filter(name -> !name.isEmpty()).map(CallerScope::of);
+    }
+
+    /**
      * This resolver's principal, else {@code fallback}'s: for example
      * {@code authenticatedUser().orElse(apiKeyHeader("X-Api-Key"))}, where a logged-in user always
      * beats the header, so no caller can borrow another's key space by sending one. An empty
@@ -31,9 +50,19 @@ public interface PrincipalResolver {
      */
     default PrincipalResolver orElse(PrincipalResolver fallback) {
         Objects.requireNonNull(fallback, "fallback");
-        return request -> {
-            Optional<String> first = resolve(request).filter(name -> !name.isEmpty());
-            return first.isPresent() ? first : fallback.resolve(request);
+        PrincipalResolver first = this;
+        return new PrincipalResolver() {
+            @Override
+            public Optional<String> resolve(IncomingRequest request) {
+                Optional<String> name = first.resolve(request).filter(n -> !n.isEmpty());
+                return name.isPresent() ? name : fallback.resolve(request);
+            }
+
+            @Override
+            public Optional<String> scope(IncomingRequest request) {
+                Optional<String> scope = first.scope(request);
+                return scope.isPresent() ? scope : fallback.scope(request);
+            }
         };
     }
 
@@ -47,12 +76,13 @@ public interface PrincipalResolver {
     }
 
     /**
-     * The value of an API-key header, as a SHA-256 digest so the secret itself is never
-     * stored in the idempotency table. Verify the key before this filter runs, or behind it;
-     * an unknown key only ever scopes its own records.
+     * The value of an API-key header, as {@link CallerScope#ofApiKey} gives it ({@code api-key:}
+     * and its SHA-256), so the secret itself is never stored in the idempotency table. Its
+     * {@link #scope} is that text as it is, in a namespace no login name can reach. Verify the key
+     * before this filter runs, or behind it; an unknown key only ever scopes its own records.
      *
      * @param headerName the API-key header
-     * @return a resolver that returns the value of an API-key header, as a SHA-256 digest so the secret itself is never stored in the idempotency table
+     * @return a resolver whose scope is the API key's, {@code api-key:<digest>}
      * @throws IllegalArgumentException if {@code headerName} is blank
      */
     static PrincipalResolver apiKeyHeader(String headerName) {
@@ -60,10 +90,18 @@ public interface PrincipalResolver {
         if (headerName.isBlank()) {
             throw new IllegalArgumentException("headerName must not be blank");
         }
-        return request -> request.header(headerName)
-                .map(String::strip)
-                .filter(v -> !v.isEmpty())
-                .map(v -> "api-key:" + Digests.sha256Base64Url(v));
+        return new PrincipalResolver() {
+            @Override
+            public Optional<String> resolve(IncomingRequest request) {
+                return request.header(headerName).map(String::strip).filter(v -> !v.isEmpty())
+                        .map(CallerScope::ofApiKey);
+            }
+
+            @Override
+            public Optional<String> scope(IncomingRequest request) {
+                return resolve(request);
+            }
+        };
     }
 
     /**

@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Subclasses start one server per class with {@link #config} on {@code /api/} and
  * {@code /anon/} (no authentication), {@link #storeAllConfig} on {@code /custom/}, and
  * {@link #config} over {@link #finalFailureEngine} on {@code /final/}; the caller is
- * authenticated from the {@code X-User} header.
+ * authenticated from the {@code X-User} header, else by the API key in {@code X-Api-Key}.
  *
  * <p>The caller's budget ({@code X-Request-Timeout}) has its cases here too, so every server
  * adapter answers them alike: malformed and repeated values (400), a spent budget (504, nothing
@@ -40,7 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * caller's budget (stored anyway), and a duplicate whose wait the budget cuts short (409 in time,
  * on {@code /final/}, whose engine lets duplicates wait).
  */
-abstract class AbstractHttpContract {
+abstract class AbstractHttpContract extends HttpIsolationContract {
     static final int MAX_BODY = 64 * 1024;
     static final Duration WAITING_ENGINE_WAIT = Duration.ofSeconds(20);
 
@@ -76,14 +76,22 @@ abstract class AbstractHttpContract {
         return new SwitchableStore(MemoryIdempotencyStore.create());
     }
 
+    /** The caller: the authenticated user, else the API key in X-Api-Key. */
+    static final PrincipalResolver PRINCIPALS = PrincipalResolver.authenticatedUser()
+            .orElse(PrincipalResolver.apiKeyHeader("X-Api-Key"));
+
     static HttpIdempotency config(IdempotencyEngine engine) {
+        return configBuilder(engine).principals(PRINCIPALS).build();
+    }
+
+    /** The builder of {@link #config} before its {@link #PRINCIPALS}, for a test that changes a setting. */
+    static HttpIdempotency.Builder configBuilder(IdempotencyEngine engine) {
         return HttpIdempotency.builder(engine)
                 .keyRequired(route -> !route.endsWith("/optional"))
                 .excludeFromFingerprint("/meta/traceId")
                 .storedHeaders("Content-Type", "Location", "ETag", "X-Count")
                 .maxBodyBytes(MAX_BODY)
-                .storeRetryAfter(Duration.ofSeconds(3))
-                .build();
+                .storeRetryAfter(Duration.ofSeconds(3));
     }
 
     static HttpIdempotency storeAllConfig(IdempotencyEngine engine) {

@@ -18,8 +18,14 @@ final class SwitchableStore extends ForwardingIdempotencyStore {
         super(delegate);
     }
 
+    /** Every key claimed through this store, by its client key: what the adapter made of each request. */
+    final java.util.Map<String, java.util.Set<IdempotencyKey>> claimed = new java.util.concurrent.ConcurrentHashMap<>();
+
     @Override
     protected <T> T around(Operation operation, IdempotencyKey key, Supplier<T> call) {
+        if (operation == Operation.CLAIM) {
+            claimed.computeIfAbsent(key.key(), k -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(key);
+        }
         if (down) {
             throw new StoreUnavailableException("connection refused (test outage)", null, true);
         }

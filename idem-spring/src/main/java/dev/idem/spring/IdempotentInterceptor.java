@@ -2,6 +2,7 @@ package dev.idem.spring;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.idem.api.CallerScope;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.CallOptions;
 import dev.idem.engine.IdempotencyEngine;
@@ -13,11 +14,7 @@ import dev.idem.http.PrincipalResolver;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.lang.reflect.UndeclaredThrowableException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -203,16 +200,25 @@ public final class IdempotentInterceptor implements MethodInterceptor {
         if (kind == AsyncReturns.Kind.MONO) {
             // The caller of a Mono may only be known when it is subscribed (Spring Security's reactive
             // context); in a reactive application it is only known then, whatever the thread holds.
-            Optional<String> known = !idempotent.scope().isEmpty()
-                    ? Optional.of(String.valueOf(evaluate(idempotent.scope(), context, "scope", method)))
-                    : callers == CallerSource.REACTIVE ? Optional.empty() : threadCaller();
-            return MonoReturns.invoke(engine.getObject(), method, known, defaultScope, idempotent.operation(), key,
-                    request, invocation);
+            Optional<String> known;
+            if (!idempotent.scope().isEmpty()) {
+                known = scope(idempotent.scope(), context).or(() -> Optional.ofNullable(defaultScope))
+                        .map(CallerScope::of);
+                if (known.isEmpty()) {
+                    return MonoReturns.refused(missingScope(method));
+                }
+            } else {
+                known = callers == CallerSource.REACTIVE ? Optional.empty() : threadCaller();
+            }
+            return MonoReturns.invoke(engine.getObject(), method, known,
+                    principals.getIfAvailable(() -> SpringPrincipals.standard(null)), defaultScope,
+                    idempotent.operation(), key, request, invocation);
         }
         String scope = idempotent.scope().isEmpty() ? callerScope(method)
-                : String.valueOf(evaluate(idempotent.scope(), context, "scope", method));
+                : scope(idempotent.scope(), context).or(() -> Optional.ofNullable(defaultScope)).map(CallerScope::of)
+                        .orElseThrow(() -> missingScope(method));
         // An invalid key (too long, not visible ASCII) is the caller's error: InvalidIdempotencyKeyException, 400.
-        IdempotencyKey idempotencyKey = IdempotencyKey.of(fit(scope), idempotent.operation(), key);
+        IdempotencyKey idempotencyKey = IdempotencyKey.of(scope, idempotent.operation(), key);
         if (kind == AsyncReturns.Kind.STAGE) {
             return AsyncReturns.stage(engine.getObject(), idempotencyKey, request, method, invocation);
         }
@@ -256,6 +262,23 @@ public final class IdempotentInterceptor implements MethodInterceptor {
         return engine.getObject().execute(key, request, type, CallOptions.defaults(), work);
     }
 
+    /**
+     * The scope the annotation's expression names; empty when it evaluates to null or an empty
+     * name, or fails on a missing value ({@code #caller.name} for an anonymous caller, whose
+     * {@code Principal} argument is null): such a call has no caller, and is answered as one
+     * without a principal is (the default scope, else {@link MissingScopeException}, 401), never
+     * with an expression error (500).
+     */
+    private Optional<String> scope(String text, MethodBasedEvaluationContext context) {
+        Object value;
+        try {
+            value = expressions.computeIfAbsent(text, parser::parseExpression).getValue(context);
+        } catch (org.springframework.expression.EvaluationException e) {
+            return Optional.empty();
+        }
+        return value == null ? Optional.empty() : Optional.of(String.valueOf(value)).filter(v -> !v.isEmpty());
+    }
+
     /** The caller's scope by the rule the filter uses, else the configured default, else refused. */
     private String callerScope(Method method) {
         Optional<String> principal = threadCaller();
@@ -263,16 +286,19 @@ public final class IdempotentInterceptor implements MethodInterceptor {
             return principal.get();
         }
         if (defaultScope != null) {
-            return defaultScope;
+            return CallerScope.of(defaultScope);
         }
         throw missingScope(method);
     }
 
-    /** The caller known on this thread by the filter's rule (the servlet request, Spring Security's context). */
+    /**
+     * The scope of the caller known on this thread by the filter's rule (the servlet request,
+     * Spring Security's context), in {@link CallerScope}'s encoding, as the filter keys it.
+     */
     private Optional<String> threadCaller() {
         IncomingRequest request = WEB ? ServletRequestView.current() : SpringPrincipals.NO_REQUEST;
         PrincipalResolver resolver = principals.getIfAvailable(() -> SpringPrincipals.standard(null));
-        return resolver.resolve(request).filter(p -> !p.isEmpty());
+        return resolver.scope(request).filter(p -> !p.isEmpty());
     }
 
     static MissingScopeException missingScope(Method method) {
@@ -358,20 +384,5 @@ public final class IdempotentInterceptor implements MethodInterceptor {
                     + " evaluated to null");
         }
         return value;
-    }
-
-    /** A scope must be 1..200 characters without controls; a longer principal is replaced by its digest. */
-    static String fit(String scope) {
-        boolean ok = !scope.isEmpty() && scope.length() <= IdempotencyKey.MAX_SCOPE_LENGTH
-                && scope.chars().noneMatch(Character::isISOControl);
-        if (ok) {
-            return scope;
-        }
-        try {
-            return "sha256:" + Base64.getUrlEncoder().withoutPadding().encodeToString(
-                    MessageDigest.getInstance("SHA-256").digest(scope.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform must provide SHA-256", e);
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.idem.spring;
 
+import dev.idem.api.CallerScope;
 import dev.idem.http.IncomingRequest;
 import dev.idem.http.PrincipalResolver;
 import java.util.List;
@@ -16,6 +17,8 @@ import org.springframework.util.ClassUtils;
  *   <li>the SHA-256 of the configured principal header ({@code api-key:<digest>}), when one is
  *       configured.</li>
  * </ol>
+ * A user's name becomes the scope through {@link CallerScope#of} (a name spelled like another
+ * caller's scope is replaced by its digest), the header through {@link CallerScope#ofApiKey}.
  * An authenticated principal always beats the header: a logged-in user cannot borrow another
  * tenant's key space by sending a header. A header principal is only as good as whatever checks
  * that header: verify the API key before (or behind) the filter, or anyone can scope their
@@ -39,19 +42,31 @@ public final class SpringPrincipals {
     public static PrincipalResolver standard(String principalHeader) {
         PrincipalResolver header = principalHeader == null || principalHeader.isBlank() ? null
                 : PrincipalResolver.apiKeyHeader(principalHeader.strip());
-        return request -> {
-            if (SECURITY) {
-                Optional<String> user = SecurityContextPrincipal.current();
-                if (user.isPresent()) {
-                    return user;
-                }
+        return new PrincipalResolver() {
+            @Override
+            public Optional<String> resolve(IncomingRequest request) {
+                Optional<String> user = user(request);
+                return user.isPresent() || header == null ? user : header.resolve(request);
             }
-            Optional<String> container = request.authenticatedUser().filter(n -> !n.isEmpty());
-            if (container.isPresent()) {
-                return container;
+
+            // A user's name is encoded (it may spell any scope); the header's scope is the key's own.
+            @Override
+            public Optional<String> scope(IncomingRequest request) {
+                Optional<String> user = user(request);
+                return user.isPresent() ? user.map(CallerScope::of)
+                        : header == null ? Optional.empty() : header.scope(request);
             }
-            return header == null ? Optional.empty() : header.resolve(request);
         };
+    }
+
+    private static Optional<String> user(IncomingRequest request) {
+        if (SECURITY) {
+            Optional<String> user = SecurityContextPrincipal.current();
+            if (user.isPresent()) {
+                return user;
+            }
+        }
+        return request.authenticatedUser().filter(n -> !n.isEmpty());
     }
 
     /** A request with nothing in it: a call made outside any HTTP request. */

@@ -6,6 +6,7 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.KeyVersion;
+import dev.idem.engine.protection.KeyedScopeStore;
 import dev.idem.engine.protection.OutcomeFilter;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.nio.charset.StandardCharsets;
@@ -71,5 +72,21 @@ class ModuleReadmeExamplesTest {
         assertThat(replay.card().last4()).isEqualTo("1111");
         byte[] stored = store.find(key).orElseThrow().outcome();
         assertThat(new String(stored, StandardCharsets.ISO_8859_1)).doesNotContain("1111").doesNotContain("p1");
+    }
+
+    @Test
+    void keyedScopes() {
+        MemoryIdempotencyStore store = MemoryIdempotencyStore.create();
+        String scopeKey = Base64.getEncoder().encodeToString(new byte[32]);         // openssl rand -base64 32
+        // tag::keyed-scopes[]
+        // scopeKey: a third secret. The store then holds hmac:scope-1:<MAC> where the scope (who calls) was.
+        KeyedScopeStore keyed = KeyedScopeStore.over(store, KeyVersion.fromBase64("scope-1", scopeKey));
+        IdempotencyEngine engine = IdempotencyEngine.builder().store(keyed).build();
+        // end::keyed-scopes[]
+        IdempotencyKey key = IdempotencyKey.inScope("alice@example.com").operation("pay").key("p-1");
+        assertThat(engine.call(key, "{\"amount\":100}", String.class, ctx -> "paid")).isEqualTo("paid");
+        assertThat(store.find(key)).isEmpty();
+        assertThat(store.find(keyed.stored(key)).orElseThrow().key().scope()).startsWith("hmac:scope-1:")
+                .doesNotContain("alice");
     }
 }

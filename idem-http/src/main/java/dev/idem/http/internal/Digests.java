@@ -1,11 +1,9 @@
 package dev.idem.http.internal;
 
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.Base64;
 
-/** SHA-256 helpers. Not API. */
+/** A SHA-256 helper. Not API. */
 public final class Digests {
     private Digests() {
     }
@@ -17,11 +15,5 @@ public final class Digests {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java platform must provide SHA-256", e);
         }
-    }
-
-    /** The URL-safe, unpadded Base64 SHA-256 of the UTF-8 bytes of {@code text} (43 characters). */
-    public static String sha256Base64Url(String text) {
-        return Base64.getUrlEncoder().withoutPadding()
-                .encodeToString(sha256().digest(text.getBytes(StandardCharsets.UTF_8)));
     }
 }

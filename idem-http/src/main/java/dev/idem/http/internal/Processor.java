@@ -1,5 +1,6 @@
 package dev.idem.http.internal;
 
+import dev.idem.api.CallerScope;
 import dev.idem.api.DeadlineExceededException;
 import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyException;
@@ -69,10 +70,12 @@ public final class Processor {
 
     private final HttpIdempotency config;
     private final int responseCap;
+    private final BudgetHeaders budgets;
 
     /** A processor for {@code config}. */
     public Processor(HttpIdempotency config) {
         this.config = config;
+        this.budgets = new BudgetHeaders(config.deadlineHeaders());
         // Nothing longer than the store's outcome limit can be stored, so nothing longer is held:
         // one byte more is kept, so that an oversize response is still refused as oversize.
         int limit = config.engine().store().capabilities().maxOutcomeBytes();
@@ -111,7 +114,8 @@ public final class Processor {
     /**
      * What the request line, headers and principal decide before the body is read: pass the
      * request through untouched, reject it (after draining its body), or go on with its route,
-     * key token, principal and the caller's deadline (null without {@code X-Request-Timeout}),
+     * key token, the caller's scope ({@code principal}, already in {@link CallerScope}'s encoding) and
+     * the caller's deadline (null without {@code X-Request-Timeout}),
      * counted from when the headers were read.
      */
     public record Admission(boolean passThrough, StoredResponse rejection, String route, String token,
@@ -147,12 +151,12 @@ public final class Processor {
         Deadline deadline;
         try {
             // Counted from here, when the headers are read: the time the body takes is the caller's too.
-            deadline = RequestTimeoutHeader.parse(request.headers(RequestTimeoutHeader.NAME))
+            deadline = budgets.budget(request)
                     .map(budget -> Deadline.after(budget, config.engine().ticker())).orElse(null);
         } catch (InvalidRequestTimeoutException e) {
             return reject(Problem.of(400, "invalid-request-timeout", "Invalid X-Request-Timeout", e.getMessage()));
         }
-        Optional<String> principal = config.principals().resolve(request);
+        Optional<String> principal = config.principals().scope(request);
         if (principal.isEmpty() || principal.get().isEmpty()) {
             return reject(Problem.of(401, "unauthenticated", "Unauthenticated",
                     "an idempotent request needs an authenticated caller to scope its key"));
@@ -191,7 +195,9 @@ public final class Processor {
         // and spans are named after the route, which is bounded.
         String path = Paths.normalize(request.path());
         try {
-            key = IdempotencyKey.of(fit(admission.principal()), fit(method + " " + path), admission.token());
+            // The scope comes encoded from the resolver; the operation is fitted the same way (a
+            // method never holds ':', so an operation never meets the encoding's prefixes).
+            key = IdempotencyKey.of(admission.principal(), CallerScope.of(method + " " + path), admission.token());
             material = fingerprintMaterial(request, path, body);
         } catch (InvalidIdempotencyKeyException e) {
             return new Prepared(null, new Reply(Problem.of(e.httpStatus(), "invalid-key", "Invalid Idempotency-Key",
@@ -391,11 +397,5 @@ public final class Processor {
         out.write(n >>> 8);
         out.write(n);
         out.writeBytes(bytes);
-    }
-
-    /** Scope and operation must be 1..200 characters without controls; longer ones are replaced by a digest. */
-    private static String fit(String name) {
-        boolean ok = name.length() <= IdempotencyKey.MAX_SCOPE_LENGTH && name.chars().noneMatch(Character::isISOControl);
-        return ok ? name : "sha256:" + Digests.sha256Base64Url(name);
     }
 }

@@ -8,8 +8,8 @@ import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.producer.Producer;
 
 /**
- * What both inbox handlers' builders set: where poison records go and how long the broker calls
- * may take. Each setter checks its argument at once and may be called once; exactly one of
+ * What both inbox handlers' builders set: where poison records go, how long the broker calls
+ * may take, and whether a record's source header is trusted. Each setter checks its argument at once and may be called once; exactly one of
  * {@link #deadLetterTopic} and {@link #onPoison} is required.
  *
  * @param <B> the concrete builder
@@ -21,6 +21,7 @@ abstract class HandlerBuilder<B extends HandlerBuilder<B>> {
     private UnaryOperator<String> naming;
     private Duration sendTimeout = Duration.ofSeconds(30);
     Duration commitTimeout = Duration.ofSeconds(30);
+    boolean trustSourceHeader;
 
     HandlerBuilder() {
     }
@@ -102,6 +103,25 @@ abstract class HandlerBuilder<B extends HandlerBuilder<B>> {
     public B deadLetterTimeout(Duration timeout) {
         once("deadLetterTimeout");
         this.sendTimeout = positive("deadLetterTimeout", timeout);
+        return self();
+    }
+
+    /**
+     * Takes each record's inbox source from its {@link KafkaHeaders#SOURCE} header (the topic when
+     * it has none) instead of from its topic. Off by default, and for a reason: the header is
+     * whatever the producer wrote, so any producer allowed to write to one of the topics this
+     * handler reads could name another producer's source and claim its event ids (its records
+     * would run as the other's events, and the other's own events would be answered as repeats or
+     * mismatches, never handled). The topic is guarded by the broker's ACLs; the header is not.
+     * Turn it on only when every producer of every topic the handler reads is trusted to name
+     * itself (one service's outbox relay per topic, say), or while records an earlier version
+     * stored under their header's source may still be redelivered.
+     *
+     * @return this builder
+     */
+    public B trustSourceHeader() {
+        once("trustSourceHeader");
+        this.trustSourceHeader = true;
         return self();
     }
 

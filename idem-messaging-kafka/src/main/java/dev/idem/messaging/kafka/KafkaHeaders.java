@@ -8,7 +8,11 @@ import org.apache.kafka.common.header.Headers;
 public final class KafkaHeaders {
     /** The stable event id of an outbox message (UTF-8). */
     public static final String EVENT_ID = "idem-event-id";
-    /** The producing service (UTF-8), the inbox's source; the topic when absent. */
+    /**
+     * The producing service (UTF-8), as a producer names itself. The inbox handlers scope events by
+     * the topic, and read this header as the source only when told to trust it
+     * ({@code trustSourceHeader()} on their builders).
+     */
     public static final String SOURCE = "idem-source";
     /**
      * On a dead-letter record: the parked record's stable id, {@code <topic>-<partition>-<offset>}

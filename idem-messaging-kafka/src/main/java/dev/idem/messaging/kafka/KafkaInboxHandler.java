@@ -45,10 +45,12 @@ import org.apache.kafka.common.errors.WakeupException;
  * rebalance); the inbox acknowledges the repeat without running the handler (exactly once in
  * transactional mode; see {@link Inbox} for a plain handler).
  *
- * <p>The inbox's source is the {@link KafkaHeaders#SOURCE} header, or the topic; the event id
- * is the {@link KafkaHeaders#EVENT_ID} header, or {@code topic-partition-offset} for records
- * not written by an idem outbox (which deduplicates redeliveries but not a producer's own
- * retries). The payload is the record value as bytes (empty for a null value).
+ * <p>The inbox's source is the record's topic (its {@link KafkaHeaders#SOURCE} header only with
+ * {@link Builder#trustSourceHeader()}); the event id is the {@link KafkaHeaders#EVENT_ID} header,
+ * or {@code topic-partition-offset} for records not written by an idem outbox (which
+ * deduplicates redeliveries but not a producer's own retries). A producer chooses the event ids
+ * of its records, within its topic's source: whoever may write to a topic can claim any event id
+ * of that topic, never of another. The payload is the record value as bytes (empty for a null value).
  *
  * <p>Use it from the consumer's polling thread (Kafka consumers are single-threaded); run the
  * consumer with {@code enable.auto.commit=false}. {@link WakeupException} and
@@ -62,11 +64,13 @@ public final class KafkaInboxHandler<R> {
     private final Inbox<R> inbox;
     private final PoisonRecordHandler poison;
     private final Duration commitTimeout;
+    private final boolean trustSourceHeader;
 
     private KafkaInboxHandler(Builder<R> b) {
         this.inbox = b.inbox;
         this.poison = b.poison;
         this.commitTimeout = b.commitTimeout;
+        this.trustSourceHeader = b.trustSourceHeader;
     }
 
     /**
@@ -148,7 +152,7 @@ public final class KafkaInboxHandler<R> {
     /** Handles one record; true if it was poison and parked. */
     private boolean handleOne(ConsumerRecord<byte[], byte[]> record) {
         try {
-            inbox.handle(KafkaRecords.source(record), KafkaRecords.eventId(record), KafkaRecords.payload(record));
+            inbox.handle(KafkaRecords.source(record, trustSourceHeader), KafkaRecords.eventId(record), KafkaRecords.payload(record));
             return false;
         } catch (PoisonMessageException e) {
             KafkaRecords.park(poison, record, e);

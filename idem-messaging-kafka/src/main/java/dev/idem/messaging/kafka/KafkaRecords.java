@@ -1,5 +1,6 @@
 package dev.idem.messaging.kafka;
 
+import dev.idem.api.CallerScope;
 import dev.idem.messaging.PoisonMessageException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -8,10 +9,14 @@ final class KafkaRecords {
     private KafkaRecords() {
     }
 
-    /** The inbox's source: the {@link KafkaHeaders#SOURCE} header, or the topic. */
-    static String source(ConsumerRecord<byte[], byte[]> record) {
-        String s = KafkaHeaders.text(record.headers(), KafkaHeaders.SOURCE);
-        return s != null ? s : record.topic();
+    /**
+     * The inbox's source: the topic (which the broker's ACLs guard), in {@link CallerScope}'s
+     * encoding (a topic name holds no ':', so one of 200 characters or fewer is itself); with
+     * {@code trustSourceHeader}, the {@link KafkaHeaders#SOURCE} header the producer wrote, or the topic.
+     */
+    static String source(ConsumerRecord<byte[], byte[]> record, boolean trustSourceHeader) {
+        String s = trustSourceHeader ? KafkaHeaders.text(record.headers(), KafkaHeaders.SOURCE) : null;
+        return s != null ? s : CallerScope.of(record.topic());
     }
 
     /** The inbox's event id: the {@link KafkaHeaders#EVENT_ID} header, or {@code topic-partition-offset}. */

@@ -56,6 +56,10 @@ import org.apache.kafka.common.errors.WakeupException;
  * group has one, gets it then). Each event's effect runs once (transactional inbox), or as the
  * inbox promises for a plain handler. Share groups keep no order between records.
  *
+ * <p>A record's source, event id and payload are read as {@link KafkaInboxHandler} reads them:
+ * the source is the topic unless {@link Builder#trustSourceHeader()} says to trust the producer's
+ * {@link KafkaHeaders#SOURCE} header.
+ *
  * <p>Run the consumer with {@code share.acknowledgement.mode=explicit}, from its polling thread
  * (share consumers are single-threaded). With implicit acknowledgement the first
  * {@code acknowledge} throws {@link IllegalStateException}: close that consumer (which releases
@@ -71,12 +75,14 @@ public final class KafkaShareInboxHandler<R> {
     private final Inbox<R> inbox;
     private final PoisonRecordHandler poison;
     private final Duration commitTimeout;
+    private final boolean trustSourceHeader;
     private final int maxDeliveries;
 
     private KafkaShareInboxHandler(Builder<R> b) {
         this.inbox = b.inbox;
         this.poison = b.poison;
         this.commitTimeout = b.commitTimeout;
+        this.trustSourceHeader = b.trustSourceHeader;
         this.maxDeliveries = b.maxDeliveries;
     }
 
@@ -169,7 +175,7 @@ public final class KafkaShareInboxHandler<R> {
 
     /** What to acknowledge {@code record} with; throws {@link Hold} to keep it, anything else to release it. */
     private AcknowledgeType decide(ConsumerRecord<byte[], byte[]> record) {
-        String source = KafkaRecords.source(record);
+        String source = KafkaRecords.source(record, trustSourceHeader);
         String eventId = KafkaRecords.eventId(record);
         int deliveries = record.deliveryCount().map(Short::intValue).orElse(1);
         try {

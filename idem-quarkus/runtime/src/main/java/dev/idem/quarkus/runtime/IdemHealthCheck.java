@@ -10,7 +10,9 @@ import org.eclipse.microprofile.health.Readiness;
 
 /**
  * A readiness check named {@code idem}: UP when one read of the store the engine uses (decorators
- * included) succeeds, DOWN with the error otherwise; the data names that store. Off with
+ * included) succeeds, DOWN otherwise, with the failure's kind (its exception's class) but never
+ * its message, which may name hosts, users, key ids or the data of a record, and which the health
+ * endpoint shows to whoever can reach it; the data names that store. Off with
  * {@code quarkus.smallrye-health.check."dev.idem.quarkus.runtime.IdemHealthCheck".enabled=false}.
  * Wired by the extension when quarkus-smallrye-health is present; not for applications.
  */
@@ -34,12 +36,12 @@ public class IdemHealthCheck implements HealthCheck {
     @Override
     public HealthCheckResponse call() {
         var store = engine.store();
-        var response = HealthCheckResponse.named("idem").withData("store", store.getClass().getSimpleName());
+        var response = HealthCheckResponse.named("idem").withData("store", StoreKinds.of(store));
         try {
             store.find(PROBE);
             return response.up().build();
         } catch (RuntimeException e) {
-            return response.down().withData("error", String.valueOf(e.getMessage())).build();
+            return response.down().withData("error", e.getClass().getSimpleName()).build();
         }
     }
 }

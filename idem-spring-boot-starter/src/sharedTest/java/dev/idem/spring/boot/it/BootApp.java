@@ -4,6 +4,9 @@ import dev.idem.spring.Idempotent;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.testsupport.MutableClock;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,9 +24,13 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.core.authority.SimpleGrantedAuthority;
+import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.authentication.www.BasicAuthenticationFilter;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -31,8 +38,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The application the shared Boot suite runs on each Boot generation: Spring MVC behind Spring
- * Security (HTTP Basic for alice and bob; /open/** and /service/** also anonymous, scoped by the
- * X-Api-Key header), the JDBC store on a real PostgreSQL with a clock the test moves, and the
+ * Security (HTTP Basic for alice and bob, the X-Test-User header for any other login; /open/** and
+ * /service/** also anonymous, scoped by the X-Api-Key header), the JDBC store on a real PostgreSQL with a clock the test moves, and the
  * OpenTelemetry bridge exporting to memory.
  */
 @SpringBootConfiguration
@@ -72,9 +79,25 @@ public class BootApp {
     SecurityFilterChain security(HttpSecurity http) throws Exception {
         return http.authorizeHttpRequests(a -> a.requestMatchers("/open/**", "/service/**", "/actuator/**", "/error")
                         .permitAll().anyRequest().authenticated())
+                .addFilterBefore(headerLogin(), BasicAuthenticationFilter.class)
                 .httpBasic(Customizer.withDefaults())
                 .csrf(c -> c.disable())
                 .build();
+    }
+
+    /**
+     * Logs in the user the X-Test-User header names: a login whose names HTTP Basic cannot carry
+     * (a token's subject may hold a colon or be longer than a scope).
+     */
+    private static Filter headerLogin() {
+        return (request, response, chain) -> {
+            String user = ((HttpServletRequest) request).getHeader("X-Test-User");
+            if (user != null) {
+                SecurityContextHolder.getContext().setAuthentication(UsernamePasswordAuthenticationToken
+                        .authenticated(user, null, List.of(new SimpleGrantedAuthority("ROLE_USER"))));
+            }
+            chain.doFilter(request, response);
+        };
     }
 
     @Bean

@@ -303,6 +303,63 @@ class IdemBootApplicationTest {
         assertThat(List.of(n1.body(), n2.body(), n3.body())).doesNotHaveDuplicates();
     }
 
+    private HttpResponse<String> postWith(String path, String key, String body, String... headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (key != null) {
+            b.header("Idempotency-Key", key);
+        }
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String sha256(String text) throws Exception {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(java.security.MessageDigest
+                .getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** A 210-character X.509 subject: longer than a scope may be, so stored under its digest. */
+    private static final String LONG_DN = "CN=Alice Example Longname,OU=Payments Platform Engineering,OU=Settlement"
+            + " Services,O=Example Corporation Holding International,L=Frankfurt am Main,ST=Hessen,C=DE,"
+            + "emailAddress=alice.example@example.com,serialNumber=0042";
+
+    @Test
+    void aLoginSpelledLikeAnotherCallersScopeNeverReachesItsRecords() throws Exception {
+        String digestSpelling = "sha256:" + sha256(LONG_DN);
+        String apiKey = "sk_live_" + key();
+        String apiKeySpelling = "api-key:" + sha256(apiKey);
+        String key = key();
+        String ref = "scope-" + key;
+
+        // The filter, on a covered route, for a long name and for an API key.
+        HttpResponse<String> victim = postWith("/orders/81/confirm", key, "{}", "X-Test-User", LONG_DN);
+        HttpResponse<String> reader = postWith("/orders/81/confirm", key, "{}", "X-Test-User", digestSpelling);
+        HttpResponse<String> keyVictim = postWith("/open/notes", key, "{\"text\":\"a\"}", "X-Api-Key", apiKey);
+        HttpResponse<String> keyReader = postWith("/open/notes", key, "{\"text\":\"a\"}", "X-Test-User",
+                apiKeySpelling);
+        // @Idempotent, scoped by the caller as the filter is.
+        String charge = "{\"reference\":\"" + ref + "\",\"amount\":100}";
+        HttpResponse<String> chargeVictim = postWith("/service/charges", null, charge, "X-Test-User", LONG_DN);
+        HttpResponse<String> chargeReader = postWith("/service/charges", null, charge, "X-Test-User", digestSpelling);
+        HttpResponse<String> keyCharge = postWith("/service/charges", null, charge, "X-Api-Key", apiKey);
+        HttpResponse<String> keyChargeReader = postWith("/service/charges", null, charge, "X-Test-User",
+                apiKeySpelling);
+
+        assertThat(List.of(status(victim), status(reader), status(keyVictim), status(keyReader)))
+                .containsOnly("stored");
+        assertThat(reader.body()).isNotEqualTo(victim.body());
+        assertThat(keyReader.body()).isNotEqualTo(keyVictim.body());
+        assertThat(List.of(chargeVictim, chargeReader, keyCharge, keyChargeReader))
+                .allSatisfy(r -> assertThat(r.statusCode()).isEqualTo(201));
+        assertThat(List.of(chargeVictim.body(), chargeReader.body(), keyCharge.body(), keyChargeReader.body()))
+                .doesNotHaveDuplicates();
+        assertThat(gate.runs("order-81")).isEqualTo(2);
+        assertThat(gate.runs("charge-" + ref)).isEqualTo(4);
+    }
+
     @Test
     void responsesThatSayNothingAboutTheOperationAreNotStored() throws Exception {
         int before = records();
