@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * The hot-key load case must reject what it exists to catch: the memory store passes it; a store
  * that acknowledges lease extensions it never makes (a duplicate could take a live worker's key)
  * is caught by the lease it holds; an engine whose renewals share the async executor's queue with the waiting
- * duplicates' claims (as before issue 30) is caught at the first renewal that falls due.
+ * duplicates' claims (as the engine's once did) is caught at the first renewal that falls due.
  */
 class HotKeyLoadCatchesBrokenStoresTest {
 
