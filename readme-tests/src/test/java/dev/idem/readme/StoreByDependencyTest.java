@@ -34,7 +34,7 @@ import redis.embedded.RedisServer;
 class StoreByDependencyTest {
     private final PaymentGateway gateway = new PaymentGateway();
     private final IdempotencyKey key = IdempotencyKey.inScope("customer-42").operation("create-charge").key("k-1");
-    private final ChargeRequest chargeRequest = new ChargeRequest("customer-42", 1_000, "EUR");
+    private final ChargeRequest chargeRequest = new ChargeRequest("customer-42", 1_000);
 
     private Charge charge(String redisUri) {
         // tag::discovery[]
