@@ -84,7 +84,7 @@ class ExactlyOncePathsTest {
         IdempotencyEngine engine = builder().inProgress(InProgressPolicy.waitUpTo(Duration.ofSeconds(10)))
                 .sleeper(clock::advance).build();
         IdempotencyKey k = key("busy");
-        memory.claim(k, engine.fingerprinter.fingerprint(k.operation(), "{}", PointerSet.EMPTY), 7,
+        memory.claim(k, engine.parts.fingerprinter().fingerprint(k.operation(), "{}", PointerSet.EMPTY), 7,
                 Duration.ofSeconds(2), Duration.ofHours(1));
         Result<String> r = engine.execute(k, "{}", String.class, ctx -> "after takeover");
         assertThat(r.value()).isEqualTo("after takeover");

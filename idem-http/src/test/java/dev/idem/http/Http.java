@@ -45,6 +45,19 @@ final class Http {
         return send("POST", path, json.getBytes(StandardCharsets.UTF_8), all);
     }
 
+    /** Sends without waiting: for a request whose server dies before answering. */
+    java.util.concurrent.CompletableFuture<HttpResponse<byte[]>> postAsync(String path, String json,
+            String... headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofString(json));
+        b.header("Content-Type", "application/json");
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return client.sendAsync(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
     static String text(HttpResponse<byte[]> r) {
         return new String(r.body(), StandardCharsets.UTF_8);
     }

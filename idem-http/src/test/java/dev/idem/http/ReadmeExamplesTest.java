@@ -1,6 +1,7 @@
 package dev.idem.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.Authenticator;
 import com.sun.net.httpserver.HttpContext;
@@ -10,6 +11,8 @@ import com.sun.net.httpserver.HttpPrincipal;
 import com.sun.net.httpserver.HttpServer;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.IdempotencyEngine;
+import dev.idem.http.jdbc.JdbcHandlerExecution;
+import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
@@ -28,6 +31,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -84,6 +88,54 @@ class ReadmeExamplesTest {
             return key == null ? new Failure(401) : new Success(new HttpPrincipal(key, "api"));
         }
     };
+
+    @Test
+    void jdkServerInOneTransaction() throws Exception {
+        org.h2.jdbcx.JdbcDataSource dataSource = new org.h2.jdbcx.JdbcDataSource();
+        dataSource.setURL("jdbc:h2:mem:readme-tx;DB_CLOSE_DELAY=-1");
+        org.jdbi.v3.core.Jdbi.create(dataSource).useHandle(h -> h.execute(
+                "create table charge (id varchar(64) primary key, body varchar(1000))"));
+        JdbcIdempotencyStore.builder(dataSource).build().createTableIfNotExists();
+        Authenticator apiKeyAuthenticator = API_KEYS;
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 10);
+        try {
+            // tag::transactional[]
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).build();
+            IdempotencyEngine engine = IdempotencyEngine.builder().store(store).build();
+            JdbcHandlerExecution transactions = JdbcHandlerExecution.of(engine, store);
+            HttpIdempotency idempotency = HttpIdempotency.builder(engine).execution(transactions).build();
+
+            server.createContext("/v1/charges", new IdempotentHttpHandler(idempotency,
+                    transactions.handler((exchange, handle) -> {      // handle: this request's transaction
+                        String id = "ch_" + UUID.randomUUID();
+                        handle.execute("insert into charge (id, body) values (?, ?)", id,
+                                new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                        byte[] json = ("{\"id\":\"" + id + "\"}").getBytes(StandardCharsets.UTF_8);
+                        exchange.sendResponseHeaders(201, json.length);  // stored in that same transaction
+                        exchange.getResponseBody().write(json);
+                        exchange.close();
+                    }))).setAuthenticator(apiKeyAuthenticator);
+            // end::transactional[]
+            server.start();
+            Http http = new Http("http://127.0.0.1:" + server.getAddress().getPort());
+
+            HttpResponse<byte[]> first = http.post("/v1/charges", "{\"amount\":10}", "Idempotency-Key", "k-1",
+                    "X-Api-Key", "alice");
+            HttpResponse<byte[]> retry = http.post("/v1/charges", "{\"amount\":10}", "Idempotency-Key", "k-1",
+                    "X-Api-Key", "alice");
+
+            assertThat(first.statusCode()).isEqualTo(201);
+            assertThat(retry.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+            assertThat(retry.body()).isEqualTo(first.body());
+            int rows = org.jdbi.v3.core.Jdbi.create(dataSource).withHandle(h -> h.createQuery(
+                    "select count(*) from charge").mapTo(Integer.class).one());
+            assertThat(rows).isEqualTo(1);
+            assertThatThrownBy(() -> JdbcHandlerExecution.of(engine(), store))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("engine runs on");
+        } finally {
+            server.stop(0);
+        }
+    }
 
     @Test
     void jdkServer() throws Exception {

@@ -200,14 +200,23 @@ public final class IdempotentInterceptor implements MethodInterceptor {
         if (kind == AsyncReturns.Kind.MONO) {
             // The caller of a Mono may only be known when it is subscribed (Spring Security's reactive
             // context); in a reactive application it is only known then, whatever the thread holds.
-            Optional<String> known = !idempotent.scope().isEmpty()
-                    ? Optional.of(CallerScope.of(String.valueOf(evaluate(idempotent.scope(), context, "scope", method))))
-                    : callers == CallerSource.REACTIVE ? Optional.empty() : threadCaller();
-            return MonoReturns.invoke(engine.getObject(), method, known, defaultScope, idempotent.operation(), key,
-                    request, invocation);
+            Optional<String> known;
+            if (!idempotent.scope().isEmpty()) {
+                known = scope(idempotent.scope(), context).or(() -> Optional.ofNullable(defaultScope))
+                        .map(CallerScope::of);
+                if (known.isEmpty()) {
+                    return MonoReturns.refused(missingScope(method));
+                }
+            } else {
+                known = callers == CallerSource.REACTIVE ? Optional.empty() : threadCaller();
+            }
+            return MonoReturns.invoke(engine.getObject(), method, known,
+                    principals.getIfAvailable(() -> SpringPrincipals.standard(null)), defaultScope,
+                    idempotent.operation(), key, request, invocation);
         }
         String scope = idempotent.scope().isEmpty() ? callerScope(method)
-                : CallerScope.of(String.valueOf(evaluate(idempotent.scope(), context, "scope", method)));
+                : scope(idempotent.scope(), context).or(() -> Optional.ofNullable(defaultScope)).map(CallerScope::of)
+                        .orElseThrow(() -> missingScope(method));
         // An invalid key (too long, not visible ASCII) is the caller's error: InvalidIdempotencyKeyException, 400.
         IdempotencyKey idempotencyKey = IdempotencyKey.of(scope, idempotent.operation(), key);
         if (kind == AsyncReturns.Kind.STAGE) {
@@ -251,6 +260,23 @@ public final class IdempotentInterceptor implements MethodInterceptor {
             return executor.execute(key, request, type, CallOptions.defaults(), work);
         }
         return engine.getObject().execute(key, request, type, CallOptions.defaults(), work);
+    }
+
+    /**
+     * The scope the annotation's expression names; empty when it evaluates to null or an empty
+     * name, or fails on a missing value ({@code #caller.name} for an anonymous caller, whose
+     * {@code Principal} argument is null): such a call has no caller, and is answered as one
+     * without a principal is (the default scope, else {@link MissingScopeException}, 401), never
+     * with an expression error (500).
+     */
+    private Optional<String> scope(String text, MethodBasedEvaluationContext context) {
+        Object value;
+        try {
+            value = expressions.computeIfAbsent(text, parser::parseExpression).getValue(context);
+        } catch (org.springframework.expression.EvaluationException e) {
+            return Optional.empty();
+        }
+        return value == null ? Optional.empty() : Optional.of(String.valueOf(value)).filter(v -> !v.isEmpty());
     }
 
     /** The caller's scope by the rule the filter uses, else the configured default, else refused. */

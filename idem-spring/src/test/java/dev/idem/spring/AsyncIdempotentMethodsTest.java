@@ -172,6 +172,50 @@ class AsyncIdempotentMethodsTest {
         public Mono<String> mono(String id) {
             return Mono.fromSupplier(() -> "paid " + id + " " + runs.incrementAndGet());
         }
+
+        /**
+         * The README's scope pattern: a WebFlux controller's Principal argument, null for an anonymous caller.
+         *
+         * @param caller the caller, or null
+         * @param id the payment id
+         * @return the payment
+         */
+        @Idempotent(operation = "by-principal", key = "#p1", scope = "#p0.name", request = "#p1")
+        public CompletableFuture<String> byPrincipal(java.security.Principal caller, String id) {
+            return CompletableFuture.completedFuture("paid " + id + " " + runs.incrementAndGet());
+        }
+
+        /**
+         * The same pattern on a Mono.
+         *
+         * @param caller the caller, or null
+         * @param id the payment id
+         * @return the payment
+         */
+        @Idempotent(operation = "mono-by-principal", key = "#p1", scope = "#p0.name", request = "#p1")
+        public Mono<String> monoByPrincipal(java.security.Principal caller, String id) {
+            return Mono.fromSupplier(() -> "paid " + id + " " + runs.incrementAndGet());
+        }
+    }
+
+    @Test
+    void aScopeExpressionWithNoCallerAnswersAsAMissingPrincipalNotAnExpressionError() throws Exception {
+        // The defect: scope = "#caller.name" with an anonymous caller failed with SpEL's EL1007E (500).
+        ReactiveService target = new ReactiveService();
+        ReactiveService refusing = proxy(target, r -> Optional.empty(), IdempotentInterceptor.CallerSource.REACTIVE,
+                null);
+
+        assertThatThrownBy(() -> refusing.byPrincipal(null, "p-5")).isInstanceOf(MissingScopeException.class);
+        assertThatThrownBy(() -> refusing.monoByPrincipal(null, "p-5").block(WAIT))
+                .isInstanceOf(MissingScopeException.class);
+        assertThat(target.runs).hasValue(0);
+        assertThat(refusing.byPrincipal(() -> "erin", "p-5").get(20, TimeUnit.SECONDS)).isEqualTo("paid p-5 1");
+
+        ReactiveService shared = proxy(target, r -> Optional.empty(), IdempotentInterceptor.CallerSource.REACTIVE,
+                "batch");
+        assertThat(shared.byPrincipal(null, "p-6").get(20, TimeUnit.SECONDS)).isEqualTo("paid p-6 2");
+        assertThat(shared.monoByPrincipal(null, "p-7").block(WAIT)).isEqualTo("paid p-7 3");
+        assertThat(engine.store().find(IdempotencyKey.of("batch", "by-principal", "p-6"))).isPresent();
     }
 
     @Test

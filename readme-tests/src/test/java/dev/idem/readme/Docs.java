@@ -196,7 +196,7 @@ final class Docs {
         return out;
     }
 
-    private static final Pattern IMPORT = Pattern.compile("import (static )?([\\w.]+)(\\.\\*)?;");
+    private static final Pattern IMPORT = Pattern.compile("import (static )?([\\w.]+)(\\.\\*)?;(\\s*//.*)?");
     private static final Pattern IDENTIFIER = Pattern.compile("(?<![\\w$.])[A-Za-z_$][\\w$]*");
     private static final Pattern DECLARATION = Pattern.compile("\\b(?:class|record|interface|enum) ([A-Za-z_$][\\w$]*)");
     private static Set<String> mainTypes;

@@ -86,6 +86,28 @@ class SnippetImportsTest {
     }
 
     @Test
+    void anImportKeepsTheCommentThatSaysWhichModuleItComesFrom() throws IOException {
+        Path file = source(
+                "package dev.idem.readme;",
+                "",
+                "import dev.idem.jaxrs.IdempotencyFeature;             // idem-jaxrs",
+                "import java.util.List;",
+                "",
+                "class Example {",
+                "    void run() {",
+                "        // tag::example[]",
+                "        Object feature = new IdempotencyFeature(config);",
+                "        // end::example[]",
+                "    }",
+                "}");
+
+        assertThat(Docs.snippet(file, "example")).containsExactly(
+                "import dev.idem.jaxrs.IdempotencyFeature;             // idem-jaxrs",
+                "",
+                "Object feature = new IdempotencyFeature(config);");
+    }
+
+    @Test
     void aBlockThatUsesNoImportedNameIsTheRegionAlone() throws IOException {
         Path file = source(
                 "package dev.idem.readme;",

@@ -3,9 +3,13 @@ package dev.idem.engine.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyKey;
+import dev.idem.api.LeaseLostException;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoredRecord;
+import dev.idem.engine.FailureClassifier;
+import dev.idem.engine.FailureDecision;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.OutcomeUnreadableException;
@@ -17,11 +21,15 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -44,6 +52,12 @@ import org.junit.jupiter.api.Timeout;
  * pass by looking at the wrong bytes), and it is what the checks after it report against an
  * engine that stores plaintext. Text is searched for as it is, in hex and in Base64 (every
  * alignment), so a backend that encodes bytes is searched as well as one that stores them raw.
+ *
+ * <p>Beyond the text: a record copied to another scope does not open (the encryption's associated
+ * data binds the scope, not only the operation and key name); no AES-GCM nonce serves two rewrites of
+ * a record (read from the envelope's header in the raw bytes after each journal checkpoint and the
+ * completion); a final failure's code and detail, and the journal an atomic step saves itself,
+ * are encrypted as a success and the engine's own journal are.
  */
 @Timeout(120)
 public abstract class EncryptionAtRestContract {
@@ -270,6 +284,181 @@ public abstract class EncryptionAtRestContract {
                 .isInstanceOfSatisfying(OutcomeUnreadableException.class,
                         e -> assertThat(e.reason()).isEqualTo(OutcomeUnreadableException.Reason.TAMPERED));
         assertThat(runs).hasValue(1);
+    }
+
+    /**
+     * The associated data binds the scope: tenant A's sealed outcome and journal, copied through
+     * the store to the same operation and key under tenant B (with A's fingerprint, so the request
+     * matches), do not open for B. Binding the operation and key name only would replay A's
+     * secret to B.
+     */
+    @Test
+    void aSealedRecordCopiedToAnotherScopeDoesNotOpen() throws Exception {
+        IdempotencyEngine engine = protectedEngine(fixture.store(), KeyRing.of(KEY_1), KeyRing.of(SECRET_1));
+        IdempotencyStore store = fixture.store();
+        IdempotencyKey tenantA = IdempotencyKey.of(scope + "-tenant-a", "charge", "shared");
+        IdempotencyKey tenantB = IdempotencyKey.of(scope + "-tenant-b", "charge", "shared");
+        engine.execute(tenantA, request(), Object.class, charge());
+        StoredRecord outcome = store.find(tenantA).orElseThrow();
+        assertThat(store.claim(tenantB, outcome.fingerprint(), 7, fixture.lease(), fixture.ttl()).claimed()).isTrue();
+        assertThat(store.complete(tenantB, 7, outcome.outcome(), fixture.ttl())).isTrue();
+        assertThat(refused("tenant A's sealed outcome, copied to the same operation and key under tenant B (the"
+                + " associated data must bind the scope)", () -> engine.execute(tenantB, request(), Object.class,
+                charge()).value()))
+                .isInstanceOfSatisfying(OutcomeUnreadableException.class,
+                        e -> assertThat(e.reason()).isEqualTo(OutcomeUnreadableException.Reason.TAMPERED));
+        assertThat(runs).hasValue(1);
+
+        IdempotencyKey journalA = IdempotencyKey.of(scope + "-tenant-a", "charge", "shared-journal");
+        IdempotencyKey journalB = IdempotencyKey.of(scope + "-tenant-b", "charge", "shared-journal");
+        AtomicInteger stepRuns = new AtomicInteger();
+        assertThatThrownBy(() -> engine.execute(journalA, request(), String.class,
+                saga(stepRuns, new AtomicInteger(1)))).hasMessageContaining("kit");
+        StoredRecord journal = store.find(journalA).orElseThrow();
+        assertThat(journal.journal()).as("tenant A's journal").isNotNull();
+        assertThat(store.claim(journalB, journal.fingerprint(), 8, fixture.lease(), fixture.ttl()).claimed()).isTrue();
+        assertThat(store.checkpoint(journalB, 8, journal.journal())).isTrue();
+        assertThat(store.release(journalB, 8)).isTrue();
+        assertThat(refused("tenant A's sealed journal, copied to the same operation and key under tenant B (the"
+                + " associated data must bind the scope)", () -> engine.execute(journalB, request(), String.class,
+                saga(stepRuns, new AtomicInteger(0))).value()))
+                .isInstanceOf(OutcomeUnreadableException.class);
+        assertThat(stepRuns).as("A's step, resumed from for B").hasValue(1);
+    }
+
+    /** What {@code call} threw; an {@link AssertionError} naming {@code what} and the answer if it answered. */
+    private static Throwable refused(String what, Callable<?> call) {
+        Object answer;
+        try {
+            answer = call.call();
+        } catch (Exception e) {
+            return e;
+        }
+        throw new AssertionError(what + " was not refused: it answered " + answer);
+    }
+
+    /**
+     * No AES-GCM nonce is used twice under one data key: every rewrite of one record (each step's
+     * journal checkpoint, then the outcome) and each record is sealed under a nonce of its own. A
+     * nonce derived from the record would repeat with every rewrite, and GCM then leaks the XOR of
+     * the two plaintexts and lets its authentication key be recovered.
+     */
+    @Test
+    void everyRewriteOfARecordIsSealedUnderANonceOfItsOwn() throws Exception {
+        IdempotencyEngine engine = protectedEngine(fixture.store(), KeyRing.of(KEY_1), KeyRing.of(SECRET_1));
+        Map<String, String> uses = new HashMap<>();
+        for (String name : List.of("rewritten-1", "rewritten-2")) {
+            IdempotencyKey key = key(name);
+            engine.execute(key, request(), String.class, ctx -> {
+                for (String step : List.of("one", "two", "three", "four")) {
+                    ctx.step(step, String.class, () -> {
+                        if (!step.equals("one")) {
+                            noted(uses, key, "the journal before step " + step);
+                        }
+                        return stepText + "-" + step;
+                    });
+                }
+                return "done";
+            });
+            noted(uses, key, "the outcome");
+        }
+        assertThat(uses).as("the sealed parts found").hasSize(8);
+    }
+
+    /** Notes the key uses (data key and nonce) of the envelope {@code key}'s raw record holds now. */
+    private void noted(Map<String, String> uses, IdempotencyKey key, String what) throws Exception {
+        Set<String> found = new HashSet<>(SealedParts.keyUses(raw(key), KEY_1.id()));
+        assertThat(found).as("envelopes under key id %s in the raw record of %s, holding %s (encrypted format 1)",
+                KEY_1.id(), key.key(), what).hasSize(1);
+        String use = found.iterator().next();
+        String before = uses.put(use, key.key() + ", " + what);
+        if (before != null) {
+            throw new AssertionError("AES-GCM nonce and data key used twice: for " + before + " and for " + key.key()
+                    + ", " + what + " (salt and nonce " + use + ")");
+        }
+    }
+
+    /**
+     * A final failure's code and detail are encrypted as the outcome of a success is: the raw record
+     * holds neither (where an unprotected engine's shows both), and a replay on the other store
+     * instance gives the original code and detail.
+     */
+    @Test
+    void aFinalFailuresCodeAndDetailAreEncrypted() throws Exception {
+        String code = "declined-" + UUID.randomUUID();
+        String detail = "limit-" + UUID.randomUUID();
+        FailureClassifier declined = e -> FailureDecision.finalFailure(code, detail);
+        Work<Object> fails = ctx -> {
+            runs.incrementAndGet();
+            throw new IllegalStateException("declined (kit)");
+        };
+        IdempotencyEngine plain = engineBuilder(fixture.store()).failureClassifier(declined).build();
+        assertThatThrownBy(() -> plain.execute(key("failure-clear"), request(), Object.class, fails))
+                .isInstanceOf(FinalFailureException.class);
+        byte[] clear = raw(key("failure-clear"));
+        assertThat(Plaintext.foundIn(clear, detail)).as("the failure's detail in the raw record of an engine that"
+                + " stores it in clear (is the outcome part of rawRecord?)").isTrue();
+
+        KeyRing keys = KeyRing.of(KEY_1);
+        KeyRing secrets = KeyRing.of(SECRET_1);
+        assertThatThrownBy(() -> protect(engineBuilder(fixture.store()).failureClassifier(declined), keys, secrets)
+                .build().execute(key("failure-sealed"), request(), Object.class, fails))
+                .isInstanceOfSatisfying(FinalFailureException.class, e -> assertThat(e.code()).isEqualTo(code));
+        byte[] sealed = raw(key("failure-sealed"));
+        assertThat(Plaintext.foundIn(sealed, code)).as("the final failure's code in the raw record").isFalse();
+        assertThat(Plaintext.foundIn(sealed, detail)).as("the final failure's detail in the raw record").isFalse();
+        assertThat(Plaintext.foundIn(sealed, KEY_1.id())).as("the key id the failure was encrypted under").isTrue();
+        assertThatThrownBy(() -> protect(engineBuilder(fixture.otherStore()).failureClassifier(declined), keys,
+                secrets).build().execute(key("failure-sealed"), request(), Object.class, fails))
+                .isInstanceOfSatisfying(FinalFailureException.class, e -> {
+                    assertThat(e.code()).isEqualTo(code);
+                    assertThat(e.detail()).isEqualTo(detail);
+                });
+        assertThat(runs).hasValue(2);
+    }
+
+    /**
+     * The journal an atomic step saves itself (in its own transaction, with the store's checkpoint)
+     * is encrypted as the engine's own checkpoints are: the raw record holds no step result, and a
+     * retry on the other store instance resumes from it without running the step again.
+     */
+    @Test
+    void anAtomicStepsJournalIsEncrypted() throws Exception {
+        KeyRing keys = KeyRing.of(KEY_1);
+        KeyRing secrets = KeyRing.of(SECRET_1);
+        AtomicInteger stepRuns = new AtomicInteger();
+        Work<String> atomic = atomicSaga(stepRuns, new AtomicInteger(1));
+        assertThatThrownBy(() -> protectedEngine(fixture.store(), keys, secrets).execute(key("atomic"), request(),
+                String.class, atomic)).hasMessageContaining("kit");
+        byte[] held = raw(key("atomic"));
+        assertThat(Plaintext.foundIn(held, stepText)).as("the atomic step's result in the raw record (the journal"
+                + " it saved itself)").isFalse();
+        assertThat(Plaintext.foundIn(held, KEY_1.id())).as("the key id the journal was encrypted under").isTrue();
+
+        fixture.advance(Duration.ofMillis(50).plus(fixture.slack()));
+        IdempotencyEngine other = protectedEngine(fixture.otherStore(), keys, secrets);
+        assertThat(other.execute(key("atomic"), request(), String.class, atomic).value())
+                .isEqualTo("done " + stepText);
+        assertThat(stepRuns).as("runs of the atomic step").hasValue(1);
+    }
+
+    /** Work whose one step saves its own journal entry through the store, then fails transiently once. */
+    private Work<String> atomicSaga(AtomicInteger stepRuns, AtomicInteger failures) {
+        return ctx -> {
+            runs.incrementAndGet();
+            String reserved = ctx.atomicStep("reserve", String.class, cp -> {
+                stepRuns.incrementAndGet();
+                byte[] journal = cp.journalWith(stepText);
+                if (!fixture.store().checkpoint(ctx.key(), cp.fencingToken(), journal)) {
+                    throw new LeaseLostException(ctx.key(), cp.fencingToken());
+                }
+                return stepText;
+            });
+            if (failures.getAndDecrement() > 0) {
+                throw new IllegalStateException("downstream timed out (kit)");
+            }
+            return "done " + reserved;
+        };
     }
 
     private void assertNothingInClear(byte[] raw, byte[] plainFingerprint) {

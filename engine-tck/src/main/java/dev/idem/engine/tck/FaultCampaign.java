@@ -12,6 +12,7 @@ import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.api.time.Deadline;
 import dev.idem.api.time.Scheduler;
+import dev.idem.api.time.Ticker;
 import dev.idem.engine.CallOptions;
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.FailureDecision;
@@ -39,6 +40,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * The fault-injection runs of {@link FaultInjectionContract}: a script runs against the store
@@ -154,6 +156,8 @@ final class FaultCampaign {
     private int runs;
     /** The store's clock now: read once, then moved by what the runs let pass. */
     private Instant storeNow;
+    /** What the callers' deadlines are measured on, given the run's ticker; the kit's own tests change it. */
+    private UnaryOperator<Ticker> deadlineTicker = UnaryOperator.identity();
 
     FaultCampaign(StoreFixture fixture, Function<IdempotencyStore, IdempotencyEngineBuilder> engineBuilder,
             long seed, String scope) {
@@ -164,6 +168,17 @@ final class FaultCampaign {
         this.lease = fixture.lease();
         // Records must outlive every lease a run lets lapse, or a late duplicate would find the key new.
         this.ttl = lease.multipliedBy(100);
+    }
+
+    /**
+     * Measures the callers' deadlines on what {@code ticker} makes of the run's ticker, while the
+     * campaign still judges them on the run's own: the kit's own tests give an engine a deadline
+     * that does not see the time a claim spent in flight, as an engine that read it only before
+     * its claim would.
+     */
+    FaultCampaign deadlinesOn(UnaryOperator<Ticker> ticker) {
+        this.deadlineTicker = ticker;
+        return this;
     }
 
     /**
@@ -280,6 +295,8 @@ final class FaultCampaign {
         private String exposed;
         private int workers;
         private FaultyConnection faulted;
+        /** How a work started after its caller's deadline had passed, or null. */
+        private String lateStart;
 
         Run(Clocks clocks, Deadlines deadlines, Script script, int n, Fault fault) {
             this.clocks = clocks;
@@ -320,6 +337,8 @@ final class FaultCampaign {
             IdempotencyEngine engine = builder.ttl(ttl).clock(time.wall())
                     .ticker(time.ticker()).sleeper(time.sleeper()).random(jitter::nextLong).inProgress(policy)
                     .retryAfterHint(lease).objectMapper(mapper)
+                    // A worker retried on the same engine must get what the store holds, not what its cache took.
+                    .nearCache(16)
                     .minBudgetLease(lease.multipliedBy(3).dividedBy(4))
                     // The async call pauses between its completion's retries on the scheduler: a real one.
                     .scheduler(script.async() ? ASYNC_TIMER : FROZEN)
@@ -368,10 +387,28 @@ final class FaultCampaign {
         }
 
         /** The options of one call: a fresh deadline per call, as a client's attempt carries. */
-        private CallOptions options() {
+        private CallOptions options(long due) {
             return deadlines == Deadlines.PER_CALL
-                    ? CallOptions.builder().deadline(Deadline.after(budget(), time.ticker())).build()
+                    ? CallOptions.builder().deadline(Deadline.after(budget(), deadlineTicker.apply(time.ticker())))
+                            .build()
                     : CallOptions.defaults();
+        }
+
+        /** The ticker reading at which a call made now runs out of time (with deadlines). */
+        private long due() {
+            return time.ticker().read() + budget().toNanos();
+        }
+
+        /**
+         * The work of a call whose deadline falls at {@code due} starts now: with deadlines, it must
+         * not have passed (the engine refuses a claim won too late and gives the key back unrun).
+         */
+        private void started(long due) {
+            long late = time.ticker().read() - due;
+            if (deadlines == Deadlines.PER_CALL && late >= 0 && lateStart == null) {
+                lateStart = "the work started " + Duration.ofNanos(late).toMillis() + " ms after its caller's deadline"
+                        + " had passed (during the claim): a claim won too late must be given back unrun";
+            }
         }
 
         @Override
@@ -440,20 +477,26 @@ final class FaultCampaign {
 
         private Result<String> execute(Worker w) {
             IdempotencyEngine engine = w.engine();
+            long due = due();
             switch (script) {
                 case ASYNC_PLAIN:
-                    return answered(engine.executeAsync(key, request, String.class, ctx -> {
+                    return answered(engine.executeAsync(key, request, String.class, options(due), ctx -> {
+                        started(due);
+                        work();
                         effect(w, "pay", ctx.downstreamKey());
                         return CompletableFuture.completedFuture("pay@" + ctx.attempt());
                     }));
                 case ASYNC_FINAL_FAILURE:
-                    return answered(engine.executeAsync(key, request, String.class, ctx -> {
+                    return answered(engine.executeAsync(key, request, String.class, options(due), ctx -> {
+                        started(due);
+                        work();
                         effect(w, "try-charge", ctx.downstreamKey());
                         return CompletableFuture.<String>failedFuture(new Declined());
                     }));
                 case PLAIN:
                 case PLAIN_RETRIED:
-                    return engine.execute(key, request, String.class, options(), ctx -> {
+                    return engine.execute(key, request, String.class, options(due), ctx -> {
+                        started(due);
                         work();
                         if (script == Script.PLAIN_RETRIED && ctx.attempt() == 1) {
                             throw new Flaky();
@@ -462,14 +505,16 @@ final class FaultCampaign {
                         return "pay@" + ctx.attempt();
                     });
                 case FINAL_FAILURE:
-                    return engine.execute(key, request, String.class, options(), ctx -> {
+                    return engine.execute(key, request, String.class, options(due), ctx -> {
+                        started(due);
                         work();
                         effect(w, "try-charge", ctx.downstreamKey());
                         throw new Declined();
                     });
                 case STEPS:
                 case STEPS_RETRIED:
-                    return engine.execute(key, request, String.class, options(), ctx -> {
+                    return engine.execute(key, request, String.class, options(due), ctx -> {
+                        started(due);
                         work();
                         String a = step(w, ctx, "reserve", false);
                         if (script == Script.STEPS) {
@@ -480,7 +525,8 @@ final class FaultCampaign {
                         return a + "," + b + "," + step(w, ctx, "ship", false);
                     });
                 case ATOMIC_STEP:
-                    return engine.execute(key, request, String.class, options(), ctx -> {
+                    return engine.execute(key, request, String.class, options(due), ctx -> {
+                        started(due);
                         work();
                         String a = ctx.atomicStep("charge", String.class, cp -> {
                             String result = "charge@" + ctx.attempt();
@@ -494,8 +540,9 @@ final class FaultCampaign {
                         return a + "," + step(w, ctx, "ship", false);
                     });
                 default:
-                    return engine.executeAtomically(key, request, String.class, options(),
+                    return engine.executeAtomically(key, request, String.class, options(due),
                             (ctx, completion) -> {
+                                started(due);
                                 work();
                                 String value = "book@" + ctx.attempt();
                                 w.connection().commitWith(() -> effect(w, "book", ctx.downstreamKey()));
@@ -561,6 +608,9 @@ final class FaultCampaign {
         }
 
         private void check(Answer answer) {
+            if (lateStart != null) {
+                throw broken(lateStart);
+            }
             for (Answer other : answers) {
                 if (!other.equals(answer)) {
                     throw broken("callers got different answers " + answers);

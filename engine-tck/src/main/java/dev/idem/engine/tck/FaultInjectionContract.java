@@ -41,9 +41,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and work that takes a little longer (under the faults where time passes mid-call or a claim is
  * left to lapse): the deadline runs out during the work, so the completion comes after it, and
  * during the claim under a lapse; it shortens the claims' leases, so a crashed worker's key must
- * free within that shorter lease.
+ * free within that shorter lease. The asynchronous call ({@code executeAsync}, on the store's blocking
+ * operations) runs with such deadlines too.
  *
- * <p>After each run, from outside the engine: every effect reached the downstream system at most
+ * <p>Every worker's engine has a near cache, so a worker that calls again after a refused completion
+ * must answer what the store holds, not what its cache took.
+ *
+ * <p>After each run, from outside the engine: no work started after its caller's deadline had
+ * passed (a claim won too late is given back unrun); every effect reached the downstream system at most
  * once, except the one effect a fault left to run again, documented as such (a step whose
  * journal write was lost with its worker, refused for good or outrun by a takeover; plain work
  * taken over from under its worker), which ran at most twice and each time with the same
@@ -74,7 +79,7 @@ public abstract class FaultInjectionContract {
     /**
      * The engine a worker runs on; override to add settings your store needs. The kit sets the
      * TTL, clock, ticker, sleeper, randomness, in-progress policy, retry-after hint, failure
-     * classifier, ObjectMapper, scheduler and {@code minBudgetLease} itself, so the builder must
+     * classifier, ObjectMapper, scheduler, near cache and {@code minBudgetLease} itself, so the builder must
      * leave those unset.
      *
      * @param store the worker's connection to the store under test
@@ -119,10 +124,9 @@ public abstract class FaultInjectionContract {
                 }
             }
         }
+        // Deadlines bear on every call, executeAsync's too (here on the blocking operations, on the engine's threads).
         for (Script script : Script.values()) {
-            if (!script.async()) {
-                all.add(Arguments.of(Clocks.SAME, Deadlines.PER_CALL, script));
-            }
+            all.add(Arguments.of(Clocks.SAME, Deadlines.PER_CALL, script));
         }
         return all.stream();
     }

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.KeyReusedException;
+import dev.idem.api.LeaseLostException;
 import dev.idem.api.RequestInProgressException;
 import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.time.Ticker;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyEngineBuilder;
 import dev.idem.engine.Result;
@@ -69,10 +71,15 @@ public abstract class NearCacheContract {
                     + " simulated (StoreFixture.clockIsSimulated())");
         }
         scope = "near-" + UUID.randomUUID();
-        cached = IdempotencyEngine.builder().store(new InTransit(fixture.store())).lease(fixture.lease())
-                .ttl(fixture.ttl()).ticker(nanos::get).nearCache(100).build();
+        cached = cachedEngine(new InTransit(fixture.store()), nanos::get);
         other = IdempotencyEngine.builder().store(fixture.otherStore()).lease(fixture.lease()).ttl(fixture.ttl())
                 .ticker(nanos::get).build();
+    }
+
+    /** The engine with the near cache, on {@code store} and {@code ticker}; the kit's own tests put broken caches here. */
+    IdempotencyEngine cachedEngine(IdempotencyStore store, Ticker ticker) {
+        return IdempotencyEngine.builder().store(store).lease(fixture.lease()).ttl(fixture.ttl()).ticker(ticker)
+                .nearCache(100).build();
     }
 
     @AfterEach
@@ -195,6 +202,58 @@ public abstract class NearCacheContract {
         assertThat(theirsAfterExpiry.replayed()).as("a record past its TTL replayed (near cache outlived it)")
                 .isFalse();
         assertThat(theirsAfterExpiry.value()).isEqualTo("t2");
+    }
+
+    /**
+     * A cached record dies when its record does, however often it is read meanwhile: an entry that
+     * lives "a TTL since it was last read" would serve a record long after the store dropped it.
+     * Read at two fifths and four fifths of its life, completed by this engine and by another.
+     */
+    @Test
+    void aCachedRecordDiesAtItsTtlHoweverOftenItIsRead() {
+        Duration ttl = fixture.ttl();
+        Duration slack = fixture.slack();
+        IdempotencyKey mine = key("read-often-mine");
+        IdempotencyKey theirs = key("read-often-theirs");
+        assertThat(run(cached, mine, "v1").replayed()).isFalse();
+        run(other, theirs, "t1");
+        for (int i = 0; i < 2; i++) {
+            advance(ttl.multipliedBy(2).dividedBy(5));
+            assertThat(run(cached, mine, "never").value()).as("a read of a live record").isEqualTo("v1");
+            assertThat(run(cached, theirs, "never").value()).as("a read of a live record").isEqualTo("t1");
+        }
+        advance(ttl.dividedBy(5).plus(slack));
+        Result<String> mineAfter = run(cached, mine, "v2");
+        assertThat(mineAfter.replayed()).as("a record past its TTL, read often before, replayed (an entry that lives"
+                + " a TTL from its last read outlives its record)").isFalse();
+        assertThat(mineAfter.value()).isEqualTo("v2");
+        Result<String> theirsAfter = run(cached, theirs, "t2");
+        assertThat(theirsAfter.replayed()).as("a record past its TTL, read often before, replayed (an entry that"
+                + " lives a TTL from its last read outlives its record)").isFalse();
+        assertThat(theirsAfter.value()).isEqualTo("t2");
+    }
+
+    /**
+     * The cache takes a success only once the store acknowledged its completion: a holder whose
+     * lease was taken over while its work ran gets its completion refused, and from then on every
+     * call of that engine answers what the store holds (the taker's value), never its own.
+     */
+    @Test
+    void aHolderTakenOverNeverAnswersItsOwnValueFromTheCache() {
+        IdempotencyKey key = key("taken-over");
+        assertThatThrownBy(() -> run(cached, key, ctx -> {
+            advance(fixture.lease().plus(fixture.slack()));
+            Result<String> taker = run(other, key, "theirs");
+            assertThat(taker.replayed()).as("the taker ran the work").isFalse();
+            return "mine";
+        })).as("the completion of a holder whose lease was taken over").isInstanceOf(LeaseLostException.class);
+        for (int i = 0; i < 3; i++) {
+            Result<String> after = run(cached, key, "never");
+            assertThat(after.value()).as("what the taken-over engine answers after its completion was refused (the"
+                    + " store holds the taker's)").isEqualTo("theirs");
+            assertThat(after.replayed()).isTrue();
+        }
+        assertThat(run(other, key, "never").value()).isEqualTo("theirs");
     }
 
     @Test

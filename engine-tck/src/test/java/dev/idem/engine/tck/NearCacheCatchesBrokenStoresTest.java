@@ -9,6 +9,9 @@ import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.RecordState;
+import dev.idem.api.time.Ticker;
+import dev.idem.engine.IdempotencyEngine;
+import dev.idem.engine.tck.BrokenNearCaches.Bug;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
 import java.util.List;
@@ -19,9 +22,11 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
- * The near-cache kit must reject the caches it exists to catch, wherever the cache lives: here
- * stores that keep answers of their own (as a caching proxy or a gate in front of a database
- * would), each with one of the bugs the kit names. The memory store as it is passes every check.
+ * The near-cache kit must reject the caches it exists to catch, wherever the cache lives: stores
+ * that keep answers of their own (as a caching proxy or a gate in front of a database would), and
+ * engine-side caches in place of the engine's own ({@link BrokenNearCaches}), each with one of the
+ * bugs the kit names. The memory store as it is, and the engine-side cache without its bug, pass
+ * every check.
  */
 class NearCacheCatchesBrokenStoresTest {
     private static NearCacheContract kit(UnaryOperator<IdempotencyStore> mutant) {
@@ -42,7 +47,9 @@ class NearCacheCatchesBrokenStoresTest {
             NearCacheContract::aRecordInProgressIsNeverServedNorRememberedAfterItEnds,
             NearCacheContract::aRecordPastItsTtlIsNeverServedEvenWhenAnswersTakeTimeToArrive,
             NearCacheContract::aRecordIsNeverServedForAnotherScopeOrOperation,
-            NearCacheContract::anotherRequestOnACachedKeyIsRefusedNotServed);
+            NearCacheContract::anotherRequestOnACachedKeyIsRefusedNotServed,
+            NearCacheContract::aCachedRecordDiesAtItsTtlHoweverOftenItIsRead,
+            NearCacheContract::aHolderTakenOverNeverAnswersItsOwnValueFromTheCache);
 
     private static void run(UnaryOperator<IdempotencyStore> mutant, Check check) throws Exception {
         NearCacheContract kit = kit(mutant);
@@ -85,6 +92,56 @@ class NearCacheCatchesBrokenStoresTest {
                 seen.put(identity.apply(key), answer);
             }
             return answer;
+        }
+    }
+
+    /** The kit with its cached engine's near cache replaced by an {@link BrokenNearCaches.EngineSideCache} with {@code bug}. */
+    private static NearCacheContract withEngineCache(Bug bug) {
+        return new NearCacheContract() {
+            @Override
+            protected StoreFixture createFixture() {
+                return MemoryFixture.create();
+            }
+
+            @Override
+            IdempotencyEngine cachedEngine(IdempotencyStore store, Ticker ticker) {
+                return IdempotencyEngine.builder().store(new BrokenNearCaches.EngineSideCache(store, ticker,
+                        fixture.ttl(), bug)).lease(fixture.lease()).ttl(fixture.ttl()).ticker(ticker).build();
+            }
+        };
+    }
+
+    private static void run(NearCacheContract kit, Check check) throws Exception {
+        kit.setUpNearCache();
+        try {
+            check.run(kit);
+        } finally {
+            kit.tearDownNearCache();
+        }
+    }
+
+    @Test
+    void aCacheWhoseEntriesLiveATtlFromTheLastReadIsCaught() {
+        assertThatThrownBy(() -> run(withEngineCache(Bug.SLIDING_TTL),
+                NearCacheContract::aCachedRecordDiesAtItsTtlHoweverOftenItIsRead))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("read often before, replayed");
+        // The older check reads once, after the TTL: it lets this cache through.
+        assertThatCode(() -> run(withEngineCache(Bug.SLIDING_TTL),
+                NearCacheContract::aRecordPastItsTtlIsNeverServedEvenWhenAnswersTakeTimeToArrive))
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void aCacheThatTakesASuccessBeforeTheStoreAcknowledgedItIsCaught() {
+        assertThatThrownBy(() -> run(withEngineCache(Bug.TAKEN_BEFORE_THE_ACKNOWLEDGEMENT),
+                NearCacheContract::aHolderTakenOverNeverAnswersItsOwnValueFromTheCache))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("the store holds the taker's");
+    }
+
+    @Test
+    void theCachesWithoutTheirBugPassEveryCheck() {
+        for (Check check : CHECKS) {
+            assertThatCode(() -> run(withEngineCache(Bug.NONE), check)).doesNotThrowAnyException();
         }
     }
 

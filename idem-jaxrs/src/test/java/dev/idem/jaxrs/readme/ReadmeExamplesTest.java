@@ -2,13 +2,16 @@ package dev.idem.jaxrs.readme;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.api.store.IdempotencyStore;
-import dev.idem.engine.IdempotencyEngine;
-import dev.idem.http.HttpIdempotency;
+// The README's setup block shows these imports with their comments: the modules its types live in.
+import dev.idem.engine.IdempotencyEngine;             // idem-engine
+import dev.idem.http.HttpIdempotency;                 // idem-http (a dependency of idem-jaxrs)
 import dev.idem.http.PrincipalResolver;
-import dev.idem.jaxrs.IdempotencyFeature;
+import dev.idem.jaxrs.IdempotencyFeature;             // idem-jaxrs
 import dev.idem.jaxrs.JaxrsRoutes;
-import dev.idem.store.memory.MemoryIdempotencyStore;
+import dev.idem.store.jdbc.JdbcIdempotencyStore;      // idem-store-jdbc (or another store)
+import org.glassfish.jersey.jackson.JacksonFeature;   // jersey-media-json-jackson
+import org.glassfish.jersey.server.ResourceConfig;
+
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,7 +21,6 @@ import org.glassfish.grizzly.http.server.HttpServer;
 import org.glassfish.grizzly.http.server.NetworkListener;
 import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpContainer;
 import org.glassfish.jersey.server.ContainerFactory;
-import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.server.ServerProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -39,8 +41,12 @@ class ReadmeExamplesTest {
 
     @Test
     void setupAndResource() throws Exception {
-        IdempotencyStore store = MemoryIdempotencyStore.create();
+        org.h2.jdbcx.JdbcDataSource dataSource = new org.h2.jdbcx.JdbcDataSource();
+        dataSource.setURL("jdbc:h2:mem:jaxrs-readme;DB_CLOSE_DELAY=-1");
+        JdbcIdempotencyStore.builder(dataSource).build().createTableIfNotExists();
         // tag::setup[]
+        // The records live in the application's database (the table: see idem-store-jdbc's README).
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).build();
         IdempotencyEngine engine = IdempotencyEngine.builder().store(store).build();
         HttpIdempotency config = HttpIdempotency.builder(engine)
                 .routes(JaxrsRoutes.annotated())                                     // @Idempotent methods
@@ -49,9 +55,10 @@ class ReadmeExamplesTest {
                 .build();
 
         ResourceConfig app = new ResourceConfig(ChargeResource.class)
+                .register(JacksonFeature.class)             // reads and writes the resource's records as JSON
                 .register(new IdempotencyFeature(config));
         // end::setup[]
-        app.register(JsonBodies.class).property(ServerProperties.WADL_FEATURE_DISABLE, true);
+        app.property(ServerProperties.WADL_FEATURE_DISABLE, true);
         HttpServer server = new HttpServer();
         NetworkListener listener = new NetworkListener("idem", "127.0.0.1", 0);
         server.addListener(listener);

@@ -22,7 +22,9 @@ import org.apache.kafka.clients.producer.RecordMetadata;
  * deadline, that thread is interrupted, which makes the producer give up with an
  * {@code InterruptException} before the record is appended, so an abandoned record is not sent
  * later (unless the interrupt lands just after it was appended: then it is delivered within the
- * producer's {@code delivery.timeout.ms}, a repeat the consumer must tolerate anyway).
+ * producer's {@code delivery.timeout.ms}, a repeat the consumer must tolerate anyway). An interrupt
+ * of the caller's thread, while the producer takes the record or while the acknowledgement is
+ * awaited, ends the send with {@link InterruptedException} and the thread's interrupt flag set.
  */
 final class BoundedSend {
     /** At most this many sends may be blocked inside producers at once; more fail at once. */
@@ -80,6 +82,10 @@ final class BoundedSend {
         }
         try {
             return ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            // Future.get cleared the flag; the caller (the outbox relay's shutdown) must still see it.
+            Thread.currentThread().interrupt();
+            throw e;
         } catch (TimeoutException e) {
             throw new TimeoutException("the broker did not acknowledge the record for " + record.topic() + " within "
                     + timeout);

@@ -7,6 +7,7 @@ import dev.idem.outbox.jdbc.Outbox;
 import dev.idem.outbox.jdbc.OutboxMessage;
 import dev.idem.outbox.jdbc.Relay;
 import dev.idem.store.memory.MemoryIdempotencyStore;
+import dev.idem.testsupport.kafka.EmbeddedKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -16,6 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -44,6 +47,22 @@ class KafkaReadmeExamplesTest {
     private Inbox<Integer> inbox() {
         return Inbox.builder(Integer.class).store(MemoryIdempotencyStore.create()).consumer("ledger")
                 .handler(m -> ledger.merge(m.eventId(), 1, Integer::sum)).build();
+    }
+
+    @Test
+    void theEmbeddedBrokerAsTheReadmeShowsIt() throws Exception {
+        String topic = "readme.payments-" + UUID.randomUUID();
+        // tag::embedded-broker[]
+        // One KRaft broker (broker and controller in one node) in this JVM, started on first use
+        // and stopped at exit; EmbeddedKafka.start() gives a broker of the test's own to close.
+        String bootstrap = EmbeddedKafka.bootstrap();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        }
+        // end::embedded-broker[]
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            assertThat(admin.listTopics().names().get(60, TimeUnit.SECONDS)).contains(topic);
+        }
     }
 
     @Test

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
@@ -53,7 +54,11 @@ import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
  * batch, with the same event id: the consumer's inbox absorbs the repeat. The row locks are
  * held while the publisher runs, so bound the publisher's time and keep batches small
  * (default 100). A row marked dead in a batch that rolls back is pending again, gets its
- * attempts again, and is never reported dead unless a later batch's dead mark commits.
+ * attempts again, and is never reported dead unless a later batch's dead mark commits. An
+ * interrupt of the relay's thread (shutdown) before or during a publish is the same as a death:
+ * the batch rolls back, whatever the publisher made of the interrupt (threw
+ * {@link InterruptedException}, wrapped it, or only left the thread's flag set), and no row counts
+ * it as a failed attempt.
  *
  * <h2>Ordering</h2>
  * Without {@code orderedByKey} rows are published in id order within a batch, but retries and
@@ -115,6 +120,9 @@ public final class Relay {
      *     nothing was due
      * @throws org.jdbi.v3.core.JdbiException if the database fails and the batch rolled back or
      *     its outcome stayed unknown (nothing more is marked; rolled-back rows are published again later)
+     * @throws CancellationException if the thread was interrupted before or during a publish
+     *     (shutdown): the batch rolled back, no row counts an attempt, and the thread's interrupt
+     *     flag is set
      */
     public int runOnce() {
         OutboxSql sql = outbox.sql();
@@ -265,6 +273,9 @@ public final class Relay {
     }
 
     private void publishOne(Handle h, OutboxSql sql, OutboxRecord record, Tally tally) {
+        if (Thread.currentThread().isInterrupted()) {
+            throw interrupted(null);
+        }
         Exception failure;
         try {
             publisher.publish(record);
@@ -274,6 +285,11 @@ public final class Relay {
             tally.sent++;
             return;
         } catch (Exception e) {
+            if (isInterrupt(e)) {
+                // Shutdown, not a failed attempt: nothing of this batch is recorded, so no healthy
+                // row is rescheduled or dead-lettered for it.
+                throw interrupted(e);
+            }
             failure = e;
         }
         String error = truncate(String.valueOf(failure));
@@ -292,6 +308,35 @@ public final class Relay {
         tally.retried.add(Duration.ofMillis(delay));
         LOG.log(Level.DEBUG, "outbox message {0} failed attempt {1}; next in {2} ms: {3}", record.eventId(),
                 record.attempt(), delay, error);
+    }
+
+    /**
+     * Whether a publish failed because its thread was interrupted: the publisher threw
+     * {@link InterruptedException} (or one is among the causes, as a client's unchecked wrapper
+     * holds it), or the thread's interrupt flag is still set.
+     */
+    private static boolean isInterrupt(Exception e) {
+        if (Thread.currentThread().isInterrupted()) {
+            return true;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof InterruptedException) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /** Ends the batch (its transaction rolls back) with the thread's interrupt flag set. */
+    private static CancellationException interrupted(Exception cause) {
+        Thread.currentThread().interrupt();
+        CancellationException e = new CancellationException("the outbox relay's thread was interrupted during a"
+                + " batch; the batch rolled back and its rows stay pending");
+        e.initCause(cause);
+        return e;
     }
 
     private static String truncate(String s) {
@@ -317,19 +362,29 @@ public final class Relay {
      * Runs batches while {@code keepGoing} says so: a full batch is followed at once by the
      * next, a short one by a pause of the poll interval (through the injected sleeper), and
      * after each short batch sent rows past the retention are purged. A database or publisher
-     * failure of one batch is logged and followed by a pause; errors propagate.
+     * failure of one batch is logged and followed by a pause; errors propagate. An interrupt
+     * (shutdown) ends the run: during a publish, the batch is rolled back first (its rows stay
+     * pending, no attempt counted), whatever the publisher did with the interrupt.
      *
      * @param keepGoing checked before every batch
-     * @throws InterruptedException if the thread is interrupted while pausing
+     * @throws InterruptedException if the thread is interrupted, while pausing or during a batch
      */
     public void run(BooleanSupplier keepGoing) throws InterruptedException {
         while (keepGoing.getAsBoolean()) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("the outbox relay was interrupted");
+            }
             int n;
             try {
                 n = runOnce();
                 if (n < batchSize) {
                     purgeSent(1_000);
                 }
+            } catch (CancellationException e) {
+                Thread.interrupted();
+                InterruptedException end = new InterruptedException(e.getMessage());
+                end.initCause(e);
+                throw end;
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "outbox relay batch failed; retrying after the poll interval", e);
                 n = 0;

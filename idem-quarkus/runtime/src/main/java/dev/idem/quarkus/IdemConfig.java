@@ -291,6 +291,19 @@ public interface IdemConfig {
         boolean keyRequired();
 
         /**
+         * Whether covered resource methods of the default configuration run in the JDBC
+         * transactional mode: each in a transaction of the JDBC store's datasource that also stores
+         * its response, so its writes through that transaction (the handle of the
+         * {@code TransactionalContext} in the request property {@code HttpIdempotency.CONTEXT_ATTRIBUTE})
+         * and the stored response commit together or not at all. Startup fails when the store is
+         * not the JDBC store.
+         *
+         * @return true for the transactional mode
+         */
+        @WithDefault("false")
+        boolean transactional();
+
+        /**
          * A header carrying an API key to scope records by (hashed) when no principal is
          * authenticated; an authenticated principal always wins. It is only as good as whatever
          * checks that header before the handler.

@@ -24,7 +24,9 @@ import org.springframework.context.annotation.Configuration;
  * bytes, a current key id that names no key, or keys without a current one fail startup with an
  * {@link IdemConfigurationException} (Boot's failure report) that names the property and the key
  * id, never the key. With the actuator, a {@link SanitizingFunction} masks every key in the {@code env} and
- * {@code configprops} endpoints, whatever {@code show-values} says.
+ * {@code configprops} endpoints, whatever {@code show-values} says: the {@code idem.protection.*.keys.*}
+ * properties, and any other property (an environment variable, a secret-store entry) whose value is
+ * one of the keys.
  */
 @AutoConfiguration(before = IdemAutoConfiguration.class)
 @ConditionalOnProperty(prefix = "idem", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -116,13 +118,26 @@ public class IdemProtectionAutoConfiguration {
     @ConditionalOnClass(SanitizingFunction.class)
     static class Sanitizing {
         /**
-         * Masks {@code idem.protection.*.keys.*} whatever {@code show-values} says.
+         * Masks {@code idem.protection.*.keys.*} whatever {@code show-values} says, and every other
+         * property whose value is one of those keys: the environment variable or secret-store entry a
+         * placeholder such as {@code ${IDEM_OUTCOME_KEY_2026A}} resolved from (shown under
+         * {@code systemEnvironment} and every other property source).
          *
+         * @param properties the bound keys, whose values are masked wherever they appear
          * @return the function
          */
         @Bean
-        SanitizingFunction idemKeySanitizer() {
-            return data -> KEY_PROPERTY.matcher(data.getKey()).matches() ? data.withSanitizedValue() : data;
+        SanitizingFunction idemKeySanitizer(IdemProtectionProperties properties) {
+            return data -> KEY_PROPERTY.matcher(data.getKey()).matches()
+                    || data.getValue() instanceof CharSequence value && isKey(properties, value.toString().strip())
+                    ? data.withSanitizedValue() : data;
+        }
+
+        private static boolean isKey(IdemProtectionProperties properties, String value) {
+            return !value.isEmpty() && (properties.getEncryption().getKeys().values().stream()
+                    .anyMatch(k -> k != null && value.equals(k.strip()))
+                    || properties.getFingerprint().getKeys().values().stream()
+                    .anyMatch(k -> k != null && value.equals(k.strip())));
         }
     }
 }

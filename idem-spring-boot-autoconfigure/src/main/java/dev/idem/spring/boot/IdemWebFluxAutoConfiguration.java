@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.function.server.support.RouterFunctionMapping;
 import org.springframework.web.reactive.result.method.RequestMappingInfoHandlerMapping;
@@ -108,6 +109,19 @@ public class IdemWebFluxAutoConfiguration {
     @ConditionalOnMissingBean
     public IdempotencyWebFilter idempotencyWebFilter(HttpIdempotency config, IdemProperties properties) {
         return new IdempotencyWebFilter(config, properties.http().order());
+    }
+
+    /**
+     * Puts each exchange in its Reactor context, so that an {@code @Idempotent} method returning a
+     * {@code Mono} scopes its caller by the filter's rule: Spring Security's reactive user, else the
+     * hashed {@code idem.http.principal-header} of the request it serves.
+     *
+     * @return the filter
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public ServerWebExchangeContextFilter idemServerWebExchangeContextFilter() {
+        return new ServerWebExchangeContextFilter();
     }
 
     /**

@@ -136,6 +136,22 @@ class IdemProtectionAutoConfigurationTest {
     }
 
     @Test
+    void theActuatorMasksWhatBacksTheKeysUnderAnyName() {
+        runner.withPropertyValues("idem.protection.encryption.keys.k1=" + K1,
+                "idem.protection.fingerprint.keys.f1=" + K2).run(ctx -> {
+            SanitizingFunction sanitizer = ctx.getBean(SanitizingFunction.class);
+            // What /actuator/env shows under systemEnvironment for ${IDEM_OUTCOME_KEY_...} placeholders.
+            MapPropertySource environment = new MapPropertySource("systemEnvironment", Map.of());
+            assertThat(sanitizer.apply(new SanitizableData(environment, "IDEM_OUTCOME_KEY_2026A", K1)).getValue())
+                    .isEqualTo(SanitizableData.SANITIZED_VALUE);
+            assertThat(sanitizer.apply(new SanitizableData(environment, "IDEM_OUTCOME_KEY_2026B", K2 + "\n"))
+                    .getValue()).isEqualTo(SanitizableData.SANITIZED_VALUE);
+            assertThat(sanitizer.apply(new SanitizableData(environment, "HOME", "/home/app")).getValue())
+                    .isEqualTo("/home/app");
+        });
+    }
+
+    @Test
     void beansForWhatPropertiesCannotSayReachTheEngineAndTheHttpLayer() {
         ResponseFilter responseFilter = (key, response) -> response;
         new WebApplicationContextRunner().withConfiguration(AutoConfigurations.of(IdemAutoConfiguration.class,

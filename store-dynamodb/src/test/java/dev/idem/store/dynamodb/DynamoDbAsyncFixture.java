@@ -1,6 +1,7 @@
 package dev.idem.store.dynamodb;
 
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.store.tck.AnswerGate;
 import dev.idem.testsupport.MutableClock;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
@@ -13,7 +14,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
  * per JVM.
  */
 final class DynamoDbAsyncFixture implements StoreFixture {
-    private static final DynamoDbAsyncClient ASYNC = DynamoDbLocal.asyncClient(64);
+    /** Holds the asynchronous client's requests while a test holds the store's answers. */
+    private static final AnswerGate ANSWERS = new AnswerGate();
+    private static final DynamoDbAsyncClient ASYNC = DynamoDbLocal.asyncClient(64, ANSWERS);
 
     final MutableClock clock = new MutableClock();
     final DynamoDbIdempotencyStore store;
@@ -45,6 +48,12 @@ final class DynamoDbAsyncFixture implements StoreFixture {
     @Override
     public boolean clockIsSimulated() {
         return true;
+    }
+
+    /** Holds the asynchronous client's requests (in its HTTP client, in no thread) until the hold is closed. */
+    @Override
+    public AnswersHeld holdAnswers() {
+        return ANSWERS.hold();
     }
 
     @Override

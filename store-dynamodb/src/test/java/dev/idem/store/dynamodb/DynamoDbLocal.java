@@ -1,14 +1,18 @@
 package dev.idem.store.dynamodb;
 
+import dev.idem.store.tck.AnswerGate;
 import dev.idem.testsupport.dynamodb.DynamoDbLocalServer;
 import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.http.apache5.Apache5HttpClient;
+import software.amazon.awssdk.http.async.AsyncExecuteRequest;
+import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
@@ -56,14 +60,39 @@ final class DynamoDbLocal {
      * {@code maxConcurrency}) on the local server.
      */
     static DynamoDbAsyncClient asyncClient(int maxConcurrency) {
+        return asyncClient(maxConcurrency, new AnswerGate());
+    }
+
+    /**
+     * {@link #asyncClient(int)} whose requests wait, in no thread, while {@code gate} is held: the
+     * store's answers held as the kit's check of the non-blocking form holds them.
+     */
+    static DynamoDbAsyncClient asyncClient(int maxConcurrency, AnswerGate gate) {
+        SdkAsyncHttpClient netty = NettyNioAsyncHttpClient.builder()
+                .maxConcurrency(maxConcurrency)
+                .connectionTimeout(Duration.ofSeconds(5))
+                .readTimeout(Duration.ofSeconds(30))
+                .build();
         return DynamoDbAsyncClient.builder()
                 .endpointOverride(endpoint())
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClientBuilder(NettyNioAsyncHttpClient.builder()
-                        .maxConcurrency(maxConcurrency)
-                        .connectionTimeout(Duration.ofSeconds(5))
-                        .readTimeout(Duration.ofSeconds(30)))
+                .httpClient(new SdkAsyncHttpClient() {
+                    @Override
+                    public CompletableFuture<Void> execute(AsyncExecuteRequest request) {
+                        return gate.open().thenCompose(open -> netty.execute(request));
+                    }
+
+                    @Override
+                    public String clientName() {
+                        return netty.clientName();
+                    }
+
+                    @Override
+                    public void close() {
+                        netty.close();
+                    }
+                })
                 .build();
     }
 

@@ -107,6 +107,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
+     * The {@link Jdbi} this store runs its statements and its transactional mode on: the one
+     * given to {@link #builder(Jdbi)}, or one over the {@code DataSource} given to
+     * {@link #builder(DataSource)}. For application work on the same database beside the
+     * transactional mode (a read next to an idempotent write).
+     *
+     * @return the Jdbi
+     */
+    public Jdbi jdbi() {
+        return jdbi;
+    }
+
+    /**
      * The dialect in use, detected from the connection on first use unless set on the builder.
      *
      * @return the dialect

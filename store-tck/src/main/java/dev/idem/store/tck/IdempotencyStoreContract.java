@@ -104,7 +104,7 @@ public abstract class IdempotencyStoreContract {
 
     // The kit's larger parts live in their own classes; these tests run them on every store.
 
-    private KitContext kit() {
+    KitContext kit() {
         return new KitContext(fixture, scope, this::token);
     }
 
@@ -212,6 +212,31 @@ public abstract class IdempotencyStoreContract {
     @Test
     void readsAfterAnswersAreLinearizable() throws Exception {
         FollowUpHistories.run(kit(), 23);
+    }
+
+    @Test
+    void isBackedByItselfAndThroughDecoratorsButNotByAnotherStore() {
+        Declared.isBackedByItselfAndThroughDecoratorsOnly(kit());
+    }
+
+    @Test
+    void anOutcomeOverTheDeclaredLimitIsRefusedAndNothingIsStored() {
+        Declared.anOutcomeOverTheLimitIsRefusedAndNothingIsStored(kit());
+    }
+
+    @Test
+    void outcomesAndJournalsAtTheDeclaredLimitAreStoredWhole() {
+        Declared.valuesAtTheLimitAreStoredWhole(kit());
+    }
+
+    @Test
+    void aReclaimedRecordLivesFromTheReclaim() throws Exception {
+        Renewals.aReclaimedRecordLivesFromTheReclaim(kit());
+    }
+
+    @Test
+    void aTakenOverRecordLivesFromTheTakeover() throws Exception {
+        Renewals.aTakenOverRecordLivesFromTheTakeover(kit());
     }
 
     @Test

@@ -44,6 +44,15 @@ public abstract class NonBlockingStoreContract extends IdempotencyStoreContract 
         return view.store();
     }
 
+    /**
+     * The form's first promise: with the backend's answers held, a call of each operation returns at
+     * once with a stage that completes only after they are let go (see {@link FirstPromise}).
+     */
+    @Test
+    void eachCallReturnsBeforeItsAnswerAndCompletesLater() throws Exception {
+        FirstPromise.eachCallReturnsBeforeItsAnswer(kit(), blocking(), view.form());
+    }
+
     @Test
     void aClaimThroughOneFormIsEndedThroughTheOther() {
         byte[] fp = "fp".getBytes(StandardCharsets.UTF_8);

@@ -109,10 +109,20 @@ public final class NonBlockingView implements IdempotencyStore {
             }
 
             @Override
+            public AnswersHeld holdAnswers() throws Exception {
+                return fixture.holdAnswers();
+            }
+
+            @Override
             public void close() throws Exception {
                 fixture.close();
             }
         };
+    }
+
+    /** The form this views. */
+    NonBlockingStore form() {
+        return form;
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.idem.store.tck;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * How the test kit reaches one adapter: the store under test and a way to let time pass
@@ -91,6 +92,42 @@ public interface StoreFixture {
      */
     default int largeOutcomeBytes() {
         return 1024 * 1024;
+    }
+
+    /**
+     * Holds the backend's answers to {@link #store()}'s calls until the returned hold is closed: a
+     * call made meanwhile, through either form, gets its answer only after that. The kit holds
+     * answers to check the first promise of a non-blocking form: a call returns before its answer
+     * arrives, and never waits for it on the caller's thread. A fixture whose store offers a
+     * {@link dev.idem.api.store.NonBlockingStore} implements it (the non-blocking suites of both
+     * kits call it); the default refuses. Ways to hold: Redis's {@code CLIENT PAUSE <ms> WRITE}
+     * (scripts are writes), an HTTP client that keeps requests back until released, a gate in
+     * front of an in-memory map.
+     *
+     * @return the hold; closing it lets every held answer go
+     * @throws Exception if the backend cannot be held
+     */
+    default AnswersHeld holdAnswers() throws Exception {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot hold its backend's answers:"
+                + " a fixture whose store offers a NonBlockingStore implements StoreFixture.holdAnswers()");
+    }
+
+    /** A hold on the backend's answers (see {@link #holdAnswers()}). */
+    interface AnswersHeld extends AutoCloseable {
+        /** Lets every held answer go; closing again does nothing. */
+        @Override
+        void close();
+
+        /**
+         * The threads known to wait inside a store call for an answer held here, if the hold can
+         * tell (a gate in a test's own code can, a paused server cannot): the kit then fails a call
+         * that waits on its caller's thread at once, rather than at its time bound.
+         *
+         * @return the waiting threads; empty if there are none or the hold cannot tell
+         */
+        default Set<Thread> waiting() {
+            return Set.of();
+        }
     }
 
     /**

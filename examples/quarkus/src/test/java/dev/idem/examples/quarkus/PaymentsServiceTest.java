@@ -118,7 +118,7 @@ class PaymentsServiceTest {
         HttpResponse<String> metrics = send("GET", "/q/metrics", null);
 
         assertThat(health.statusCode()).isEqualTo(200);
-        assertThat(health.body()).contains("\"name\": \"idem\"").contains("JdbcIdempotencyStore");
+        assertThat(health.body()).contains("\"name\": \"idem\"").contains("\"store\": \"jdbc\"");
         assertThat(metrics.body()).contains("idem_events_total").contains("outcome=\"executed\"");
     }
 }

@@ -36,7 +36,7 @@ public class IdemHealthCheck implements HealthCheck {
     @Override
     public HealthCheckResponse call() {
         var store = engine.store();
-        var response = HealthCheckResponse.named("idem").withData("store", store.getClass().getSimpleName());
+        var response = HealthCheckResponse.named("idem").withData("store", StoreKinds.of(store));
         try {
             store.find(PROBE);
             return response.up().build();

@@ -69,15 +69,27 @@ public class IdemProducers {
             }
             if (kind == k) {
                 String name = k.name().toLowerCase(Locale.ROOT);
+                boolean module = candidates.stream().anyMatch(c -> c.kind() == k);
                 throw new IllegalStateException("idem.store.kind=" + name + " but the application has no " + client(k)
-                        + (candidates.stream().anyMatch(c -> c.kind() == k) ? ""
-                                : " (and idem-store-" + name + " is not on the class path)"));
+                        + (module ? "" : " (and idem-store-" + name + " is not on the class path)") + ".\nAction: "
+                        + (module ? "" : "add dev.idem:idem-store-" + name + ", and ") + action(k)
+                        + ", or set idem.store.kind to the store the application has (auto picks one).");
             }
         }
         LOG.log(System.Logger.Level.WARNING, "idem: no datasource, Redis or DynamoDB client found; using the in-memory"
                 + " idempotency store, which deduplicates within this process only and loses its records on restart."
                 + " Set idem.store.kind=memory to silence this warning.");
         return MemoryIdempotencyStore.create();
+    }
+
+    private static String action(IdemConfig.StoreKind kind) {
+        switch (kind) {
+            case JDBC: return "add quarkus-agroal with a JDBC driver extension and configure its datasource"
+                    + " (quarkus.datasource.*; idem.store.jdbc.datasource names one that is not the default)";
+            case REDIS: return "add redis.clients:jedis and give the server (idem.store.redis.uri, or"
+                    + " quarkus.redis.hosts), or produce a UnifiedJedis bean";
+            default: return "add the Quarkiverse amazon-dynamodb extension (or produce a DynamoDbClient bean)";
+        }
     }
 
     private static String client(IdemConfig.StoreKind kind) {
@@ -162,12 +174,15 @@ public class IdemProducers {
      * @param engine the engine
      * @param config the configuration
      * @param principals the scoping rule
+     * @param store the store (undecorated), which {@code idem.http.transactional} needs to be the JDBC store
      * @return the contract
+     * @throws IllegalStateException if {@code idem.http.transactional} is set and the store is not the JDBC store
      */
     @Produces
     @Singleton
     @DefaultBean
-    public HttpIdempotency httpIdempotency(IdempotencyEngine engine, IdemConfig config, PrincipalResolver principals) {
+    public HttpIdempotency httpIdempotency(IdempotencyEngine engine, IdemConfig config, PrincipalResolver principals,
+            IdempotencyStore store) {
         IdemConfig.Http http = config.http();
         var annotated = JaxrsRoutes.annotated();
         var listed = JaxrsRoutes.templates(http.routes().orElse(List.of()));
@@ -181,6 +196,9 @@ public class IdemProducers {
                 .storeRetryAfter(http.storeRetryAfter());
         http.storedHeaders().ifPresent(h -> b.storedHeaders(h.toArray(new String[0])));
         http.excludeFromFingerprint().ifPresent(p -> b.excludeFromFingerprint(p.toArray(new String[0])));
+        if (http.transactional()) {
+            b.execution(TransactionalMode.execution(engine, store));
+        }
         return b.build();
     }
 }

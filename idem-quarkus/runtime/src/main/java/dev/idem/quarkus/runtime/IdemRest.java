@@ -4,7 +4,9 @@ import dev.idem.http.HttpIdempotency;
 import dev.idem.jaxrs.JaxrsIdempotency;
 import dev.idem.jaxrs.JaxrsRoutes;
 import dev.idem.quarkus.IdemConfig;
+import io.quarkus.runtime.StartupEvent;
 import io.smallrye.common.annotation.Identifier;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Default;
 import jakarta.enterprise.inject.Instance;
@@ -44,6 +46,18 @@ public class IdemRest {
     public IdemRest(@Any Instance<HttpIdempotency> configs, Instance<IdemConfig> config) {
         this.configs = configs;
         this.config = config;
+    }
+
+    /**
+     * Builds the default configuration at startup when {@code idem.http.transactional} is set, so
+     * that a store that cannot join the transaction fails the startup, not the first request.
+     *
+     * @param event the startup
+     */
+    void checkTransactionalMode(@Observes StartupEvent event) {
+        if (config.get().http().enabled() && config.get().http().transactional()) {
+            lookup("");
+        }
     }
 
     /**

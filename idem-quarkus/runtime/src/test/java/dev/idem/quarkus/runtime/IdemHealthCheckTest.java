@@ -46,7 +46,7 @@ class IdemHealthCheckTest {
 
         assertThat(unavailable.getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
         Map<String, Object> data = unavailable.getData().orElseThrow();
-        assertThat(data).containsEntry("error", "StoreUnavailableException").containsEntry("store", "Failing");
+        assertThat(data).containsEntry("error", "StoreUnavailableException").containsEntry("store", "memory");
         assertThat(unexpected.getData().orElseThrow()).containsEntry("error", "IllegalStateException");
         assertThat(String.valueOf(data) + unexpected.getData()).doesNotContain("password").doesNotContain("db-7")
                 .doesNotContain("payments");

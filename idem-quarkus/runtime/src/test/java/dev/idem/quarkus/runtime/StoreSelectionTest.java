@@ -67,9 +67,46 @@ class StoreSelectionTest {
 
         assertThatThrownBy(() -> producers.idempotencyStore(jdbc, List.of(candidate(IdemConfig.StoreKind.JDBC, null))))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("idem.store.kind=jdbc")
-                .hasMessageContaining("datasource").hasMessageNotContaining("class path");
+                .hasMessageContaining("datasource").hasMessageNotContaining("class path")
+                .hasMessageContaining("\nAction: add quarkus-agroal");
         assertThatThrownBy(() -> producers.idempotencyStore(dynamodb, List.of()))
-                .hasMessageContaining("DynamoDbClient").hasMessageContaining("idem-store-dynamodb is not on the class path");
+                .hasMessageContaining("DynamoDbClient").hasMessageContaining("idem-store-dynamodb is not on the class path")
+                .hasMessageContaining("\nAction: add dev.idem:idem-store-dynamodb");
+    }
+
+    @Test
+    void theTransactionalModeRunsOverTheJdbcStoreAndAnyOtherStoreRefusesIt() {
+        IdemConfig transactional = config(Map.of("http.transactional", true));
+        IdempotencyStore memory = MemoryIdempotencyStore.create();
+        dev.idem.engine.IdempotencyEngine overMemory = dev.idem.engine.IdempotencyEngine.builder().store(memory).build();
+
+        assertThatThrownBy(() -> producers.httpIdempotency(overMemory, transactional,
+                dev.idem.http.PrincipalResolver.authenticatedUser(), memory))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("idem.http.transactional=true")
+                .hasMessageContaining("the store is memory").hasMessageContaining("\nAction: use the JDBC store");
+
+        // Built lazily: no connection is opened here.
+        javax.sql.DataSource unused = (javax.sql.DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
+                    throw new UnsupportedOperationException(method.getName());
+                });
+        dev.idem.store.jdbc.JdbcIdempotencyStore jdbc = dev.idem.store.jdbc.JdbcIdempotencyStore.builder(unused)
+                .dialect(dev.idem.store.jdbc.JdbcDialect.H2).build();
+        dev.idem.engine.IdempotencyEngine overJdbc = dev.idem.engine.IdempotencyEngine.builder().store(jdbc).build();
+        assertThat(producers.httpIdempotency(overJdbc, transactional, dev.idem.http.PrincipalResolver.authenticatedUser(),
+                jdbc).execution()).isInstanceOf(dev.idem.http.jdbc.JdbcHandlerExecution.class);
+        assertThat(producers.httpIdempotency(overJdbc, config(Map.of()), dev.idem.http.PrincipalResolver.authenticatedUser(),
+                jdbc).execution()).isNotInstanceOf(dev.idem.http.jdbc.JdbcHandlerExecution.class);
+        overMemory.close();
+        overJdbc.close();
+    }
+
+    @Test
+    void theReadinessCheckNamesTheStoreByItsKindAsSpringDoes() {
+        dev.idem.api.store.IdempotencyStore memory = MemoryIdempotencyStore.create();
+        assertThat(StoreKinds.of(memory)).isEqualTo("memory");
+        assertThat(StoreKinds.of(new dev.idem.api.store.ForwardingIdempotencyStore(memory) {
+        })).isEqualTo("memory");
     }
 
     @Test

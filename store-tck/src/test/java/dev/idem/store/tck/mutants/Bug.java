@@ -66,5 +66,20 @@ enum Bug {
     /** The blocking form is right; the non-blocking form's complete accepts any token once the lease has lapsed. */
     NON_BLOCKING_UNFENCED_COMPLETE,
     /** The blocking form is right; the non-blocking form keeps records of its own (the other form never sees them). */
-    NON_BLOCKING_OWN_RECORDS
+    NON_BLOCKING_OWN_RECORDS,
+    /**
+     * The non-blocking form runs the blocking call on the caller's thread and returns the stage
+     * completed: every right answer, but each call parks its caller (an event loop) for the round trip.
+     */
+    NON_BLOCKING_ON_THE_CALLERS_THREAD,
+    /** isBackedBy answers true for any store: the engine would run another store's transactional work on it. */
+    BACKED_BY_ANY_STORE,
+    /** complete stores an outcome over maxOutcomeBytes cut to the limit instead of refusing it. */
+    OVERSIZED_OUTCOME_CUT,
+    /** Declares 16 MiB but keeps only the first 4 MiB of a larger outcome or journal. */
+    CUT_ABOVE_FOUR_MIB,
+    /** A claim of a released key keeps the released record's expiresAt: the record can die under the new lease. */
+    RECLAIM_KEEPS_EXPIRY,
+    /** A takeover keeps the lapsed record's expiresAt: the record can die under the taker's lease. */
+    TAKEOVER_KEEPS_EXPIRY
 }

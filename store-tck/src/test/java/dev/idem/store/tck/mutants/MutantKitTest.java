@@ -62,7 +62,13 @@ class MutantKitTest {
             Map.entry(Bug.SCOPE_FOLDED, Set.of("twoScopesAlikeWithOneOperationAndKeyAreTwoRecords")),
             Map.entry(Bug.OPERATION_IGNORED, Set.of("keysDifferingInOnePartAreSeparate")),
             Map.entry(Bug.NON_BLOCKING_UNFENCED_COMPLETE, Set.of("foreignTokensAreRefusedOnALapsedLease")),
-            Map.entry(Bug.NON_BLOCKING_OWN_RECORDS, Set.of("aClaimThroughOneFormIsEndedThroughTheOther", HISTORIES)));
+            Map.entry(Bug.NON_BLOCKING_OWN_RECORDS, Set.of("aClaimThroughOneFormIsEndedThroughTheOther", HISTORIES)),
+            Map.entry(Bug.NON_BLOCKING_ON_THE_CALLERS_THREAD, Set.of("eachCallReturnsBeforeItsAnswerAndCompletesLater")),
+            Map.entry(Bug.BACKED_BY_ANY_STORE, Set.of("isBackedByItselfAndThroughDecoratorsButNotByAnotherStore")),
+            Map.entry(Bug.OVERSIZED_OUTCOME_CUT, Set.of("anOutcomeOverTheDeclaredLimitIsRefusedAndNothingIsStored")),
+            Map.entry(Bug.CUT_ABOVE_FOUR_MIB, Set.of("outcomesAndJournalsAtTheDeclaredLimitAreStoredWhole")),
+            Map.entry(Bug.RECLAIM_KEEPS_EXPIRY, Set.of("aReclaimedRecordLivesFromTheReclaim")),
+            Map.entry(Bug.TAKEOVER_KEEPS_EXPIRY, Set.of("aTakenOverRecordLivesFromTheTakeover")));
 
     @ParameterizedTest
     @EnumSource(Bug.class)

@@ -40,6 +40,11 @@ final class MutantKits {
         public boolean clockIsSimulated() {
             return true;
         }
+
+        @Override
+        public AnswersHeld holdAnswers() {
+            return store.holdAnswers();
+        }
     }
 
     /** The contract for one mutant. */
@@ -103,6 +108,12 @@ final class MutantKits {
             case OPERATION_IGNORED -> new Class<?>[] {OperationIgnoredC.class, OperationIgnoredP.class};
             case NON_BLOCKING_UNFENCED_COMPLETE -> new Class<?>[] {NonBlockingUnfencedCompleteN.class};
             case NON_BLOCKING_OWN_RECORDS -> new Class<?>[] {NonBlockingOwnRecordsN.class};
+            case NON_BLOCKING_ON_THE_CALLERS_THREAD -> new Class<?>[] {OnTheCallersThreadN.class};
+            case BACKED_BY_ANY_STORE -> new Class<?>[] {BackedByAnyStoreC.class};
+            case OVERSIZED_OUTCOME_CUT -> new Class<?>[] {OversizedOutcomeCutC.class};
+            case CUT_ABOVE_FOUR_MIB -> new Class<?>[] {CutAboveFourMibC.class};
+            case RECLAIM_KEEPS_EXPIRY -> new Class<?>[] {ReclaimKeepsExpiryC.class, ReclaimKeepsExpiryP.class};
+            case TAKEOVER_KEEPS_EXPIRY -> new Class<?>[] {TakeoverKeepsExpiryC.class, TakeoverKeepsExpiryP.class};
         };
     }
 
@@ -116,6 +127,16 @@ final class MutantKits {
     static final class NonBlockingOwnRecordsN extends NonBlockingContract {
         Bug bug() { return Bug.NON_BLOCKING_OWN_RECORDS; }
     }
+    static final class OnTheCallersThreadN extends NonBlockingContract {
+        Bug bug() { return Bug.NON_BLOCKING_ON_THE_CALLERS_THREAD; }
+    }
+    static final class BackedByAnyStoreC extends Contract { Bug bug() { return Bug.BACKED_BY_ANY_STORE; } }
+    static final class OversizedOutcomeCutC extends Contract { Bug bug() { return Bug.OVERSIZED_OUTCOME_CUT; } }
+    static final class CutAboveFourMibC extends Contract { Bug bug() { return Bug.CUT_ABOVE_FOUR_MIB; } }
+    static final class ReclaimKeepsExpiryC extends Contract { Bug bug() { return Bug.RECLAIM_KEEPS_EXPIRY; } }
+    static final class ReclaimKeepsExpiryP extends Properties { Bug bug() { return Bug.RECLAIM_KEEPS_EXPIRY; } }
+    static final class TakeoverKeepsExpiryC extends Contract { Bug bug() { return Bug.TAKEOVER_KEEPS_EXPIRY; } }
+    static final class TakeoverKeepsExpiryP extends Properties { Bug bug() { return Bug.TAKEOVER_KEEPS_EXPIRY; } }
     static final class NonAtomicClaimC extends Contract { Bug bug() { return Bug.NON_ATOMIC_CLAIM; } }
     static final class NonAtomicClaimP extends Properties { Bug bug() { return Bug.NON_ATOMIC_CLAIM; } }
     static final class FindLagsClaimC extends Contract { Bug bug() { return Bug.FIND_LAGS_CLAIM; } }

@@ -7,10 +7,13 @@ import dev.idem.api.store.NonBlockingStore;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoreCapabilities;
 import dev.idem.api.store.StoredRecord;
+import dev.idem.store.tck.AnswerGate;
+import dev.idem.store.tck.StoreFixture;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Iterator;
@@ -48,6 +51,8 @@ final class MutantStore implements IdempotencyStore {
     private final Map<Object, StoredRecord> readable;
     private final Map<String, byte[]> outcomesByFingerprint;
     private final NonBlockingStore form;
+    /** The backend's answers, held while a test holds them (every instance over one backend shares it). */
+    private final AnswerGate gate;
 
     MutantStore(Bug bug, Clock clock) {
         this(bug, clock, null);
@@ -61,14 +66,32 @@ final class MutantStore implements IdempotencyStore {
         this.records = shared == null ? new HashMap<>() : shared.records;
         this.readable = shared == null ? new HashMap<>() : shared.readable;
         this.outcomesByFingerprint = shared == null ? new HashMap<>() : shared.outcomesByFingerprint;
+        this.gate = shared == null ? new AnswerGate() : shared.gate;
         if (shared != null) {
             this.form = null;
         } else if (bug == Bug.NON_BLOCKING_OWN_RECORDS) {
-            this.form = new Form(new MutantStore(Bug.NONE, clock, new MutantStore(Bug.NONE, clock, null)));
+            this.form = new Form(new MutantStore(Bug.NONE, clock, new MutantStore(Bug.NONE, clock, this, true)));
         } else {
             this.form = new Form(new MutantStore(bug == Bug.NON_BLOCKING_UNFENCED_COMPLETE ? Bug.UNFENCED_COMPLETE
                     : bug, clock, this));
         }
+    }
+
+    /** A store with records of its own but {@code gateOf}'s gate (the non-blocking form that keeps its own records). */
+    private MutantStore(Bug bug, Clock clock, MutantStore gateOf, boolean ownRecords) {
+        this.bug = bug;
+        this.clock = clock;
+        this.lock = new Object();
+        this.records = new HashMap<>();
+        this.readable = new HashMap<>();
+        this.outcomesByFingerprint = new HashMap<>();
+        this.gate = gateOf.gate;
+        this.form = null;
+    }
+
+    /** Holds every answer of this backend until the returned hold is closed. */
+    StoreFixture.AnswersHeld holdAnswers() {
+        return gate.hold();
     }
 
     @Override
@@ -84,35 +107,47 @@ final class MutantStore implements IdempotencyStore {
             this.on = on;
         }
 
+        /** Runs {@code call} on an answer thread, or on the caller's ({@link Bug#NON_BLOCKING_ON_THE_CALLERS_THREAD}). */
+        private <T> CompletionStage<T> answer(java.util.function.Supplier<T> call) {
+            if (on.bug == Bug.NON_BLOCKING_ON_THE_CALLERS_THREAD) {
+                try {
+                    return CompletableFuture.completedFuture(call.get());
+                } catch (RuntimeException e) {
+                    return CompletableFuture.failedFuture(e);
+                }
+            }
+            return CompletableFuture.supplyAsync(call, ANSWERS);
+        }
+
         @Override
         public CompletionStage<ClaimResult> claim(IdempotencyKey key, byte[] fingerprint, long fencingToken,
                 Duration lease, Duration ttl) {
-            return CompletableFuture.supplyAsync(() -> on.claim(key, fingerprint, fencingToken, lease, ttl), ANSWERS);
+            return answer(() -> on.claim(key, fingerprint, fencingToken, lease, ttl));
         }
 
         @Override
         public CompletionStage<Boolean> complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
-            return CompletableFuture.supplyAsync(() -> on.complete(key, fencingToken, outcome, ttl), ANSWERS);
+            return answer(() -> on.complete(key, fencingToken, outcome, ttl));
         }
 
         @Override
         public CompletionStage<Boolean> release(IdempotencyKey key, long fencingToken) {
-            return CompletableFuture.supplyAsync(() -> on.release(key, fencingToken), ANSWERS);
+            return answer(() -> on.release(key, fencingToken));
         }
 
         @Override
         public CompletionStage<Boolean> checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-            return CompletableFuture.supplyAsync(() -> on.checkpoint(key, fencingToken, journal), ANSWERS);
+            return answer(() -> on.checkpoint(key, fencingToken, journal));
         }
 
         @Override
         public CompletionStage<Optional<Instant>> extendLease(IdempotencyKey key, long fencingToken, Duration lease) {
-            return CompletableFuture.supplyAsync(() -> on.extendLease(key, fencingToken, lease), ANSWERS);
+            return answer(() -> on.extendLease(key, fencingToken, lease));
         }
 
         @Override
         public CompletionStage<Optional<StoredRecord>> find(IdempotencyKey key) {
-            return CompletableFuture.supplyAsync(() -> on.find(key), ANSWERS);
+            return answer(() -> on.find(key));
         }
     }
 
@@ -166,6 +201,7 @@ final class MutantStore implements IdempotencyStore {
     }
 
     private <T> T run(IdempotencyKey key, boolean nonAtomic, boolean readableAtOnce, Decision<T> decision) {
+        gate.pass();
         Object k = storageKey(key);
         StoredRecord[] write = new StoredRecord[1];
         T result;
@@ -213,13 +249,13 @@ final class MutantStore implements IdempotencyStore {
             }
             byte[] journal = live.hasFingerprint(fingerprint) ? live.journal() : null;
             if (live.state() == RecordState.RELEASED) {
-                write[0] = inProgress(key, fingerprint, fencingToken, live.attempt() + 1, live.createdAt(), now,
-                        journal, lease, ttl);
+                write[0] = keptExpiry(inProgress(key, fingerprint, fencingToken, live.attempt() + 1, live.createdAt(),
+                        now, journal, lease, ttl), live, Bug.RECLAIM_KEEPS_EXPIRY);
                 return ClaimResult.acquired(write[0], now);
             }
             if (live.state() == RecordState.IN_PROGRESS && lapsed(live, now) && live.hasFingerprint(fingerprint)) {
-                write[0] = inProgress(key, fingerprint, fencingToken, live.attempt() + 1, live.createdAt(), now,
-                        journal, lease, ttl);
+                write[0] = keptExpiry(inProgress(key, fingerprint, fencingToken, live.attempt() + 1, live.createdAt(),
+                        now, journal, lease, ttl), live, Bug.TAKEOVER_KEEPS_EXPIRY);
                 return ClaimResult.takenOver(write[0], now);
             }
             return ClaimResult.existing(shown(live), now);
@@ -247,10 +283,11 @@ final class MutantStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean complete(IdempotencyKey key, long fencingToken, byte[] outcome, Duration ttl) {
-        if (outcome.length > MAX_OUTCOME) {
-            throw new IllegalArgumentException("outcome is " + outcome.length + " bytes; at most " + MAX_OUTCOME);
+    public boolean complete(IdempotencyKey key, long fencingToken, byte[] given, Duration ttl) {
+        if (given.length > MAX_OUTCOME && bug != Bug.OVERSIZED_OUTCOME_CUT) {
+            throw new IllegalArgumentException("outcome is " + given.length + " bytes; at most " + MAX_OUTCOME);
         }
+        byte[] outcome = kept(given, bug == Bug.OVERSIZED_OUTCOME_CUT ? MAX_OUTCOME : Integer.MAX_VALUE);
         return run(key, bug == Bug.NON_ATOMIC_COMPLETE, (current, now, write) -> {
             if (!live(current, now)) {
                 return false;
@@ -303,10 +340,11 @@ final class MutantStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-        if (journal.length > MAX_OUTCOME) {
-            throw new IllegalArgumentException("journal is " + journal.length + " bytes; at most " + MAX_OUTCOME);
+    public boolean checkpoint(IdempotencyKey key, long fencingToken, byte[] given) {
+        if (given.length > MAX_OUTCOME) {
+            throw new IllegalArgumentException("journal is " + given.length + " bytes; at most " + MAX_OUTCOME);
         }
+        byte[] journal = kept(given, Integer.MAX_VALUE);
         return run(key, bug == Bug.NON_ATOMIC_CHECKPOINT, (current, now, write) -> {
             boolean alive = bug == Bug.CHECKPOINT_AT_EXPIRY
                     ? current != null && !now.isAfter(current.expiresAt()) : live(current, now);
@@ -341,6 +379,7 @@ final class MutantStore implements IdempotencyStore {
 
     @Override
     public Optional<StoredRecord> find(IdempotencyKey key) {
+        gate.pass();
         synchronized (lock) {
             StoredRecord current = readable.get(storageKey(key));
             return live(current, now()) ? Optional.of(shown(current)) : Optional.empty();
@@ -370,9 +409,29 @@ final class MutantStore implements IdempotencyStore {
         }
     }
 
+    /** What is kept of {@code given}: at most {@code max} bytes, or 4 MiB ({@link Bug#CUT_ABOVE_FOUR_MIB}). */
+    private byte[] kept(byte[] given, int max) {
+        int limit = bug == Bug.CUT_ABOVE_FOUR_MIB ? Math.min(max, 4 * 1024 * 1024) : max;
+        return given.length > limit ? Arrays.copyOf(given, limit) : given;
+    }
+
+    @Override
+    public boolean isBackedBy(IdempotencyStore store) {
+        return bug == Bug.BACKED_BY_ANY_STORE || store == this;
+    }
+
     @Override
     public StoreCapabilities capabilities() {
         return new StoreCapabilities(false, false, MAX_OUTCOME);
+    }
+
+    /** {@code fresh}, with {@code old}'s expiry if this store has {@code keeping}. */
+    private StoredRecord keptExpiry(StoredRecord fresh, StoredRecord old, Bug keeping) {
+        if (bug != keeping) {
+            return fresh;
+        }
+        return new StoredRecord(fresh.key(), fresh.state(), fresh.fingerprint(), fresh.fencingToken(),
+                fresh.attempt(), fresh.createdAt(), fresh.leaseExpiresAt(), old.expiresAt(), null, fresh.journal());
     }
 
     private StoredRecord inProgress(IdempotencyKey key, byte[] fingerprint, long token, int attempt,

@@ -40,7 +40,7 @@ import reactor.core.scheduler.Schedulers;
 @SpringBootConfiguration
 @EnableAutoConfiguration
 @Import({ReactiveApp.Orders.class, ReactiveApp.Notes.class, ReactiveApp.Charges.class, ReactiveApp.ChargeService.class,
-        ReactiveApp.Events.class})
+        ReactiveApp.Events.class, ReactiveApp.AnonymousCharges.class})
 public class ReactiveApp {
     /** How often each handler ran, per name. */
     static final Map<String, AtomicInteger> RUNS = new ConcurrentHashMap<>();
@@ -64,7 +64,7 @@ public class ReactiveApp {
 
     @Bean
     SecurityWebFilterChain security(ServerHttpSecurity http) {
-        return http.authorizeExchange(a -> a.pathMatchers("/open/**", "/actuator/**").permitAll()
+        return http.authorizeExchange(a -> a.pathMatchers("/open/**", "/anon/**", "/actuator/**").permitAll()
                         .anyExchange().authenticated())
                 .httpBasic(Customizer.withDefaults())
                 .csrf(c -> c.disable())
@@ -210,6 +210,45 @@ public class ReactiveApp {
         @ResponseStatus(HttpStatus.CREATED)
         public Mono<Charge> plain(Principal caller, @RequestBody ChargeRequest request) {
             return Mono.fromCallable(() -> charges.plain(caller, request)).subscribeOn(Schedulers.boundedElastic());
+        }
+    }
+
+    /**
+     * The same service methods for anonymous callers (not covered by the filter): a {@code Mono}
+     * scoped as the filter scopes (here by the X-Api-Key header), and a future whose scope
+     * expression names a caller that an anonymous request does not have.
+     */
+    @RestController
+    public static class AnonymousCharges {
+        private final ChargeService charges;
+
+        AnonymousCharges(ChargeService charges) {
+            this.charges = charges;
+        }
+
+        /**
+         * Scoped by the filter's rule at subscription.
+         *
+         * @param request the charge
+         * @return the charge
+         */
+        @PostMapping("/anon/charges/mono")
+        @ResponseStatus(HttpStatus.CREATED)
+        public Mono<Charge> mono(@RequestBody ChargeRequest request) {
+            return charges.mono(request);
+        }
+
+        /**
+         * Scoped by {@code #caller.name}, with no caller.
+         *
+         * @param caller null for an anonymous request
+         * @param request the charge
+         * @return the charge
+         */
+        @PostMapping("/anon/charges/future")
+        @ResponseStatus(HttpStatus.CREATED)
+        public CompletableFuture<Charge> future(Principal caller, @RequestBody ChargeRequest request) {
+            return charges.future(caller, request);
         }
     }
 

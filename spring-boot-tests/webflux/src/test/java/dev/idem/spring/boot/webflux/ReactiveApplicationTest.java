@@ -301,6 +301,36 @@ class ReactiveApplicationTest {
         assertThat(ReactiveApp.runs("order " + gone.get(0))).isEqualTo(1);
     }
 
+    @Test
+    void aScopeExpressionNamingNoCallerAnswers401AsAMissingPrincipalDoes() throws Exception {
+        String ref = "anon-" + key();
+        HttpResponse<String> future = post("/anon/charges/future", null, null, null,
+                "{\"reference\":\"" + ref + "\",\"amount\":5}");
+
+        // Not a 500 with SpEL's EL1007E: the method names #caller.name and the anonymous caller has none.
+        assertThat(future.statusCode()).as(future.body()).isEqualTo(401);
+        assertThat(future.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+        assertThat(ReactiveApp.runs("future " + ref)).isZero();
+    }
+
+    @Test
+    void aMonoMethodScopesAnAnonymousCallerByThePrincipalHeaderAsTheFilterDoes() throws Exception {
+        String ref = "api-" + key();
+        String body = "{\"reference\":\"" + ref + "\",\"amount\":5}";
+        HttpResponse<String> first = post("/anon/charges/mono", null, "key-a", null, body);
+        HttpResponse<String> again = post("/anon/charges/mono", null, "key-a", null, body);
+        HttpResponse<String> otherKey = post("/anon/charges/mono", null, "key-b", null, body);
+        HttpResponse<String> none = post("/anon/charges/mono", null, null, null, body);
+
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+        assertThat(again.body()).isEqualTo(first.body());
+        assertThat(otherKey.statusCode()).isEqualTo(201);
+        assertThat(otherKey.body()).isNotEqualTo(first.body());
+        assertThat(none.statusCode()).isEqualTo(401);
+        assertThat(ReactiveApp.runs("mono " + ref)).isEqualTo(2);
+    }
+
     private static void awaitRuns(String what, int n) {
         Awaitility.await(what + " to run").atMost(WAIT).until(() -> ReactiveApp.runs(what) >= n);
     }
