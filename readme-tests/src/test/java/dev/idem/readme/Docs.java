@@ -153,8 +153,9 @@ final class Docs {
      * line. Those are the source's own import lines whose simple name the region's code names
      * (comments and string literals aside), and, for a type of the source's own package, which
      * needs no import there, the import an application needs when that type is a main (published)
-     * type. So a block shows every import it needs, and no other, without a second region to
-     * keep in step with the first.
+     * type. Imports of test sources' own types (an example's helpers) are left out: an application
+     * has its own. So a block shows the imports it needs, and no other, without a second region
+     * to keep in step with the first.
      */
     static List<String> snippet(Path source, String tag) {
         List<String> region = region(source, tag);
@@ -171,7 +172,8 @@ final class Docs {
                 String name = m.group(2);
                 String simple = name.substring(name.lastIndexOf('.') + 1);
                 imported.add(simple);
-                if (used.contains(simple)) {
+                String type = m.group(1) == null ? name : name.substring(0, name.lastIndexOf('.'));
+                if (used.contains(simple) && !isTestType(type)) {
                     (m.group(1) == null ? types : statics).add(l.trim());
                 }
             }
@@ -200,6 +202,7 @@ final class Docs {
     private static final Pattern IDENTIFIER = Pattern.compile("(?<![\\w$.])[A-Za-z_$][\\w$]*");
     private static final Pattern DECLARATION = Pattern.compile("\\b(?:class|record|interface|enum) ([A-Za-z_$][\\w$]*)");
     private static Set<String> mainTypes;
+    private static Set<String> testTypes;
 
     /** The names the code of {@code region} uses, not counting comments, strings and member names. */
     static Set<String> identifiers(List<String> region) {
@@ -228,16 +231,38 @@ final class Docs {
     /** Every type of every module's main sources, by qualified name (top-level types: one per file). */
     private static synchronized Set<String> mainTypes() {
         if (mainTypes == null) {
-            Set<String> names = new TreeSet<>();
-            for (Path p : files(f -> f.toString().replace('\\', '/').contains("/src/main/java/")
-                    && f.getFileName().toString().endsWith(".java"))) {
-                String path = p.toString().replace('\\', '/');
-                String rel = path.substring(path.indexOf("/src/main/java/") + "/src/main/java/".length());
-                names.add(rel.substring(0, rel.length() - ".java".length()).replace('/', '.'));
-            }
-            mainTypes = names;
+            mainTypes = types("/src/main/java/");
         }
         return mainTypes;
+    }
+
+    /**
+     * Whether {@code type} (or the type it is nested in) is a test source's own: an example's
+     * helper, which an application does not import, so its block shows no import of it.
+     */
+    private static synchronized boolean isTestType(String type) {
+        if (testTypes == null) {
+            testTypes = types("/src/test/java/");
+        }
+        for (String t = type; ; t = t.substring(0, t.lastIndexOf('.'))) {
+            if (testTypes.contains(t)) {
+                return true;
+            }
+            if (t.indexOf('.') < 0) {
+                return false;
+            }
+        }
+    }
+
+    private static Set<String> types(String sourceRoot) {
+        Set<String> names = new TreeSet<>();
+        for (Path p : files(f -> f.toString().replace('\\', '/').contains(sourceRoot)
+                && f.getFileName().toString().endsWith(".java"))) {
+            String path = p.toString().replace('\\', '/');
+            String rel = path.substring(path.indexOf(sourceRoot) + sourceRoot.length());
+            names.add(rel.substring(0, rel.length() - ".java".length()).replace('/', '.'));
+        }
+        return names;
     }
 
     static Matcher marker(String line) {

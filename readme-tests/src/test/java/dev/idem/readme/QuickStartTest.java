@@ -31,7 +31,7 @@ import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The main README's quick start and plain-Java examples, run as they are printed. */
+/** The engine and store-jdbc READMEs' plain-Java examples, run as they are printed. */
 @Timeout(60)
 class QuickStartTest {
     /** What the client sends: a record, a POJO or a Map (anything Jackson writes). */
@@ -78,10 +78,10 @@ class QuickStartTest {
         String customerId = "customer-42";
         ChargeRequest chargeRequest = new ChargeRequest("customer-42", 1_000);
 
-        // tag::quickstart[]
         // The store: here the application's database (the table is created once; see store-jdbc).
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).build().createTableIfNotExists();
 
+        // tag::classifier[]
         IdempotencyEngine engine = IdempotencyEngine.builder()
                 .store(store)
                 // Failures are transient by default (the key is released, a retry runs again);
@@ -90,6 +90,7 @@ class QuickStartTest {
                         ? FailureDecision.finalFailure("card-declined", e.getMessage())
                         : FailureDecision.transientFailure())
                 .build();
+        // end::classifier[]
 
         // Who asks, what for, and the client's token (the Idempotency-Key header, quoted or bare).
         String clientKey = IdempotencyKeyHeader.parse(headerValue);
@@ -103,7 +104,6 @@ class QuickStartTest {
         Result<Charge> again = engine.execute(key, chargeRequest, Charge.class,
                 ctx -> gateway.charge(chargeRequest, ctx.downstreamKey()));
         boolean replayed = again.replayed();   // true: nothing ran, again.value() equals charge
-        // end::quickstart[]
 
         assertThat(replayed).isTrue();
         assertThat(again.value()).isEqualTo(charge);
@@ -124,7 +124,6 @@ class QuickStartTest {
         })).isInstanceOfSatisfying(ReplayedFailureException.class,
                 e -> assertThat(e.code()).isEqualTo("card-declined"));
 
-        // tag::transactional[]
         // The charge row and the stored outcome commit in one transaction of the same database,
         // so a crash leaves both or neither. The engine must be on this same store.
         IdempotencyKey orderKey = IdempotencyKey.inScope(customerId).operation("create-charge").key("k-3");
@@ -135,7 +134,6 @@ class QuickStartTest {
                             id, chargeRequest.customer(), chargeRequest.amountCents());
                     return new Charge(id, chargeRequest.amountCents());
                 }));
-        // end::transactional[]
         Charge replay = engine.callAtomically(orderKey, chargeRequest, Charge.class,
                 store.transactional(handle -> {
                     throw new AssertionError("replayed, never run again");

@@ -11,8 +11,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The imports a README's Java block shows ({@link Docs#snippet}): exactly those its code uses,
- * whether names appear in comments or strings or as members, and the import of a main type of
- * the source's own package, which the source itself needs no import for.
+ * whether names appear in comments or strings or as members, the import of a main type of the
+ * source's own package, which the source itself needs no import for, and none of the example's
+ * own test helpers.
  */
 class SnippetImportsTest {
     @TempDir
@@ -105,6 +106,32 @@ class SnippetImportsTest {
                 "import dev.idem.jaxrs.IdempotencyFeature;             // idem-jaxrs",
                 "",
                 "Object feature = new IdempotencyFeature(config);");
+    }
+
+    @Test
+    void anExamplesOwnTestHelpersAreNotImported() throws IOException {
+        Path file = source(
+                "package dev.idem.readme;",
+                "",
+                "import static dev.idem.readme.QuickStartTest.insertRow;",
+                "",
+                "import dev.idem.engine.IdempotencyEngine;",
+                "import dev.idem.readme.QuickStartTest.Charge;",
+                "",
+                "class Example {",
+                "    void run() {",
+                "        // tag::example[]",
+                "        Charge c = engine.call(key, request, Charge.class, ctx -> insertRow());",
+                "        IdempotencyEngine same = engine;",
+                "        // end::example[]",
+                "    }",
+                "}");
+
+        assertThat(Docs.snippet(file, "example")).containsExactly(
+                "import dev.idem.engine.IdempotencyEngine;",
+                "",
+                "Charge c = engine.call(key, request, Charge.class, ctx -> insertRow());",
+                "IdempotencyEngine same = engine;");
     }
 
     @Test
