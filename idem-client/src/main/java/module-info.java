@@ -1,4 +1,5 @@
 /** Client-side retries that are safe to make; JDK only at runtime. */
+@SuppressWarnings("requires-automatic") // the OpenTelemetry API jars are automatic modules, and optional here
 module dev.idem.client {
     requires transitive dev.idem.api;
     requires transitive java.net.http;

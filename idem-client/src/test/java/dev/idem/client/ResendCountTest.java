@@ -66,6 +66,7 @@ class ResendCountTest {
                 .POST(HttpRequest.BodyPublishers.ofString("{}")).build();
     }
 
+    @SuppressWarnings("try") // the span is current while the block runs; the scope is never read
     private SpanData sendInSpan(boolean async) throws Exception {
         Span span = tracer.spanBuilder("charge").startSpan();
         try (Scope scope = span.makeCurrent()) {

@@ -102,6 +102,7 @@ class ClientInterceptorTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the deadline is bound while the block runs; the scope is never read
     void aDeadlineBoundToTheThreadShortensTheCallsOwn() throws Exception {
         var stub = PaymentsGrpc.newBlockingStub(ClientInterceptors.intercept(channel,
                 IdempotentClientInterceptor.create()));

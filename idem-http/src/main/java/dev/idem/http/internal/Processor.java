@@ -222,7 +222,7 @@ public final class Processor {
      */
     @SuppressWarnings("unchecked")
     public Class<Object> storedType() {
-        return (Class<Object>) (Class<?>) (config.callOptions().outcomeFilter() == null ? StoredBytes.class
+        return (Class<Object>) (config.callOptions().outcomeFilter() == null ? StoredBytes.class
                 : StoredResponse.class);
     }
 
