@@ -4,24 +4,22 @@ import dev.idem.api.time.Scheduler;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 /**
- * Where an engine's asynchronous calls run their blocking store calls (the executor, entered
- * through the {@link StoreLane}), renew the leases of pending work (the renewal executor) and
- * wait (the scheduler): the builder's, or defaults the engine creates on the first asynchronous
- * call and shuts down on {@link IdempotencyEngine#close()}. The default executor is a virtual
+ * Where an engine's asynchronous calls run their claims over a blocking store (the executor,
+ * entered through a {@link LanedPort}), run the calls of keys they hold (renewals, outcomes: the
+ * renewal executor) and wait (the scheduler): the builder's, or defaults the engine creates on the
+ * first asynchronous call and shuts down on {@link IdempotencyEngine#close()}. The default executor is a virtual
  * thread per task on a JDK that has them (21+; looked up reflectively, the engine targets Java
- * 17), else a bounded pool of {@link #POOL_THREADS} daemon platform threads with an unbounded
- * queue; the default renewal executor is the same kind but its own (a pool of
+ * 17), else a pool of {@link #POOL_THREADS} daemon platform threads that takes tasks in without a
+ * lock ({@link EngineThreads}); the default renewal executor is the same kind but its own (a pool of
  * {@link #RENEWAL_THREADS}), so a renewal never waits in the queue of other callers' claims; the
  * default scheduler is one daemon timer thread that only hands tasks over, and heartbeats get one
  * of their own. All let idle threads end, so an engine that makes no asynchronous call holds none.
@@ -48,24 +46,14 @@ final class AsyncRuntime {
     private volatile Executor executor;
     private volatile Scheduler scheduler;
     private volatile Executor renewals;
-    /** {@link #renewals()}, as the heartbeats take it (made once: every pending work has a heartbeat). */
-    final Supplier<Executor> renewalThreads = this::renewals;
-    /** Where asynchronous store calls enter the executor: at most {@link #laneWidth} at once. */
-    final StoreLane lane;
-    /**
-     * Where asynchronous calls enter a {@link dev.idem.api.store.NonBlockingStore}: at most its
-     * {@code maxCallsInFlight()} at once, none on a thread; null if the store offers none.
-     */
-    final StoreLane nonBlockingLane;
-    private ExecutorService ownedExecutor;
-    private ExecutorService ownedRenewals;
+    private Executor ownedExecutor;
+    private Executor ownedRenewals;
     private ScheduledThreadPoolExecutor ownedTimer;
     private volatile Scheduler renewalTimer;
     private ScheduledThreadPoolExecutor ownedRenewalTimer;
     private boolean closed;
 
-    AsyncRuntime(Executor executor, Executor renewals, Scheduler scheduler, Duration maxPending, int maxCalls,
-            int nonBlockingWidth) {
+    AsyncRuntime(Executor executor, Executor renewals, Scheduler scheduler, Duration maxPending, int maxCalls) {
         this.maxCalls = maxCalls;
         this.givenExecutor = executor;
         this.givenRenewals = renewals;
@@ -74,9 +62,25 @@ final class AsyncRuntime {
         this.executor = executor;
         this.renewals = renewals;
         this.scheduler = scheduler;
-        this.lane = new StoreLane(laneWidth(executor, VIRTUAL_THREADS), this::executor, this::renewals);
-        this.nonBlockingLane = nonBlockingWidth < 1 ? null
-                : new StoreLane(nonBlockingWidth, true, this::executor, this::renewals);
+        if (scheduler == null) {
+            // Made here, on the builder's thread, though no thread starts before a task is scheduled:
+            // setting a timer up takes its pool's lock, which the first asynchronous call, maybe on an
+            // event loop, must not.
+            this.ownedTimer = timer("idem-async-timer-");
+            this.scheduler = Scheduler.of(ownedTimer);
+            this.ownedRenewalTimer = timer("idem-lease-timer-");
+            this.renewalTimer = Scheduler.of(ownedRenewalTimer);
+        }
+    }
+
+    /**
+     * The lane of a blocking store with {@code executor} (the builder's, or null): {@link #laneWidth}
+     * claims at once, and a quarter as many slots more kept for the calls of held keys.
+     */
+    static StoreLane blockingLane(Executor executor) {
+        int claims = laneWidth(executor, VIRTUAL_THREADS);
+        int kept = Math.max(1, claims / 4);
+        return new StoreLane(claims + kept, kept);
     }
 
     /**
@@ -85,7 +89,7 @@ final class AsyncRuntime {
      * store, and as many calls again wait in the pool's queue, so a thread that ends a call takes
      * the next one at once. A lane only as wide as the pool kept that queue empty: every call was
      * handed to a parked thread and waited for it to wake (measured: async calls over a blocking
-     * Redis 1.13x slower than with no lane, benchmarks/README, issue 40). Over virtual threads, or
+     * Redis 1.13x slower than with no lane; benchmarks/results/HISTORY.md). Over virtual threads, or
      * the builder's executor (whose threads the engine does not know), the lane alone bounds the
      * store's calls, so it is {@link #POOL_THREADS} wide.
      */
@@ -165,6 +169,26 @@ final class AsyncRuntime {
     }
 
     /**
+     * Completes after {@code d}, on the executor (the scheduler's thread only hands over), holding
+     * no thread meanwhile; exceptionally if the scheduler or the executor refuses.
+     */
+    CompletableFuture<Void> pause(Duration d) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            Scheduler.Cancellable ignored = scheduler().schedule(d, () -> {
+                try {
+                    executor().execute(() -> done.complete(null));
+                } catch (RuntimeException e) {
+                    done.completeExceptionally(e);
+                }
+            });
+        } catch (RuntimeException e) {
+            done.completeExceptionally(e);
+        }
+        return done;
+    }
+
+    /**
      * The timer of heartbeats: the builder's scheduler, else one of the engine's own, apart from
      * the timer of waiting callers' polls, so a beat never falls due behind thousands of them.
      */
@@ -211,12 +235,8 @@ final class AsyncRuntime {
     /** Shuts down what this runtime created; the builder's executor and scheduler stay the caller's. */
     synchronized void close() {
         closed = true;
-        if (ownedExecutor != null) {
-            ownedExecutor.shutdown();
-        }
-        if (ownedRenewals != null) {
-            ownedRenewals.shutdown();
-        }
+        shutDown(ownedExecutor);
+        shutDown(ownedRenewals);
         if (ownedTimer != null) {
             ownedTimer.shutdownNow();
         }
@@ -235,16 +255,26 @@ final class AsyncRuntime {
         }
     }
 
-    private static ExecutorService defaultExecutor(String prefix, int threads) {
+    private static void shutDown(Executor owned) {
+        if (owned instanceof ExecutorService) {
+            ((ExecutorService) owned).shutdown();
+        } else if (owned instanceof EngineThreads) {
+            ((EngineThreads) owned).shutdown();
+        }
+    }
+
+    /**
+     * A virtual thread per task, else the engine's own pool of platform threads, which hands a task
+     * in without taking a lock (see {@link EngineThreads}: tasks are handed in from store clients'
+     * I/O threads and from event loops, which must never block).
+     */
+    private static Executor defaultExecutor(String prefix, int threads) {
         // Looked up once (VIRTUAL_THREADS), not again per executor: the lane's width depends on the same answer.
         ExecutorService virtual = VIRTUAL_THREADS ? virtualThreads(prefix) : null;
         if (virtual != null) {
             return virtual;
         }
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), daemons(prefix + "store-"));
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
+        return new EngineThreads(prefix + "store-", threads, 30, TimeUnit.SECONDS);
     }
 
     private static boolean virtualThreadsAvailable() {

@@ -45,51 +45,11 @@ import java.util.concurrent.CompletableFuture;
  */
 final class Execution<T> {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
-    private static final Duration FIRST_POLL = Duration.ofMillis(10);
-    private static final Duration MAX_POLL = Duration.ofMillis(500);
 
-    /** The work, plain or completing itself. */
-    interface Runner<T> {
-        T run(ExecutionContext ctx, AtomicWork.Completion completion) throws Exception;
-
-        boolean completesItself();
-    }
-
-    static <T> Runner<T> plain(Work<? extends T> work) {
-        java.util.Objects.requireNonNull(work, "work");
-        return new Runner<>() {
-            @Override
-            public T run(ExecutionContext ctx, AtomicWork.Completion completion) throws Exception {
-                return work.execute(ctx);
-            }
-
-            @Override
-            public boolean completesItself() {
-                return false;
-            }
-        };
-    }
-
-    static <T> Runner<T> atomic(AtomicWork<? extends T> work) {
-        java.util.Objects.requireNonNull(work, "work");
-        return new Runner<>() {
-            @Override
-            public T run(ExecutionContext ctx, AtomicWork.Completion completion) throws Exception {
-                return work.executeAndComplete(ctx, completion);
-            }
-
-            @Override
-            public boolean completesItself() {
-                return true;
-            }
-        };
-    }
-
-    private final IdempotencyEngine engine;
+    private final EngineParts parts;
     private final IdempotencyKey key;
     private final JavaType type;
     private final CallOptions options;
-    private final Runner<? extends T> runner;
     private final Duration lease;
     private final Duration ttl;
     private final InProgressPolicy policy;
@@ -98,8 +58,6 @@ final class Execution<T> {
     private final Deadline deadline;
     // The lease of the latest claim: the call's lease, or shorter by the deadline (see claimLease()).
     private volatile Duration claimedLease;
-    // False for an asynchronous driver, whose threads are not the caller's.
-    private final boolean blocking;
     private final OutcomeFilter filter;
     // The request, kept to take its fingerprint again in the version a record was claimed under.
     private Object request;
@@ -108,95 +66,71 @@ final class Execution<T> {
     private volatile byte[] reconciled;
     // The journal the won claim handed over, decrypted.
     private volatile byte[] claimedJournal;
-    // What work that completes itself last encoded, so its first caller decodes the whole result.
-    private volatile Recorder.Encoded selfEncoded;
-    // The ticker when the last shared claim's question left (see SharedPolls.Poll#sentAt).
-    private long sharedSent;
 
-    Execution(IdempotencyEngine engine, IdempotencyKey key, JavaType type, CallOptions options,
-            Runner<? extends T> runner) {
-        this(engine, key, type, options, runner, true);
-    }
-
-    Execution(IdempotencyEngine engine, IdempotencyKey key, JavaType type, CallOptions options,
-            Runner<? extends T> runner, boolean blocking) {
-        this.engine = engine;
-        this.blocking = blocking;
+    Execution(EngineParts parts, IdempotencyKey key, JavaType type, CallOptions options) {
+        this.parts = parts;
         this.key = key;
         this.type = type;
         this.options = options;
-        this.runner = runner;
-        this.lease = options.lease() != null ? options.lease() : engine.lease;
-        this.ttl = options.ttl() != null ? options.ttl() : engine.ttl;
-        this.policy = options.inProgress() != null ? options.inProgress() : engine.inProgress;
+        this.lease = options.lease() != null ? options.lease() : parts.lease();
+        this.ttl = options.ttl() != null ? options.ttl() : parts.ttl();
+        this.policy = options.inProgress() != null ? options.inProgress() : parts.inProgress();
         this.deadline = options.deadline();
         this.claimedLease = lease;
-        this.started = engine.listener == IdempotencyListener.NONE ? 0 : engine.ticker.read();
+        this.started = parts.listener() == IdempotencyListener.NONE ? 0 : parts.ticker().read();
         // The engine's own pair was checked at build time; only overrides need checking here.
         if (options.lease() != null || options.ttl() != null || options.inProgress() != null) {
             CallOptions.checkConsistent(lease, ttl, policy);
         }
-        this.filter = options.outcomeFilter() != null ? options.outcomeFilter() : engine.outcomeFilter;
-        this.recorder = new Recorder(engine, key, ttl, this::emit, filter);
+        this.filter = options.outcomeFilter() != null ? options.outcomeFilter() : parts.outcomeFilter();
+        this.recorder = new Recorder(parts, key, ttl, this::emit, filter);
     }
 
-    Result<T> run(Object request) {
-        byte[] fingerprint = fingerprint(request);
-        refuseIfSpent();
-        Result<T> cached = fromNearCache(fingerprint);
-        if (cached != null) {
-            return cached;
-        }
-        Waiting waiting = new Waiting();
-        for (;;) {
-            long token = engine.nextToken();
-            long beforeClaim = engine.ticker.read();
-            ClaimResult claim = policy.waits() ? sharedClaim(fingerprint, token) : claim(fingerprint, token);
-            // A shared answer may have been asked for before this call's own reading: the entry it
-            // caches is counted from when the poll's question left.
-            Verdict<T> verdict = judge(claim, fingerprint, waiting,
-                    policy.waits() ? Math.min(beforeClaim, sharedSent) : beforeClaim);
-            if (verdict.claimed()) {
-                if (spent()) {
-                    throw refuseClaimed(claim);
-                }
-                return execute(claim, beforeClaim, fingerprint);
-            }
-            if (verdict.replay != null) {
-                return verdict.replay;
-            }
-            try {
-                engine.sleeper.sleep(Duration.ofMillis(verdict.pauseMillis));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw verdict.conflict();
-            }
-        }
+    /** The key this call is for. */
+    IdempotencyKey key() {
+        return key;
     }
 
     /**
-     * One claim of the key with {@code token}, for this call's lease (see {@link #claimLease()}) and
-     * TTL. A record that holds another fingerprint is checked against the request's fingerprint in
-     * the record's version (taken before keyed fingerprints were turned on, or under a rotated
-     * secret): if they match, it is the same request, and the key is claimed again under the
-     * record's fingerprint (unless it is completed), so the claim may take it over.
+     * The lease and TTL of this call's next claim: the call's lease (see {@link #claimLease()}), kept as
+     * the lease of the latest claim.
      */
-    ClaimResult claim(byte[] fingerprint, long token) {
+    Duration nextClaimLease() {
         Duration leaseNow = claimLease();
         claimedLease = leaseNow;
-        byte[] used = reconciled != null ? reconciled : fingerprint;
-        ClaimResult result = engine.store.claim(key, used, token, leaseNow, ttl);
-        return reclaimUnder(result, used) ? engine.store.claim(key, reconciled, engine.nextToken(), leaseNow, ttl)
-                : result;
+        return leaseNow;
+    }
+
+    /** The TTL this call's records live. */
+    Duration ttl() {
+        return ttl;
+    }
+
+    /**
+     * The fingerprint this call claims under: the request's, or its older version a record of the key
+     * holds (taken before keyed fingerprints were turned on, or under a rotated secret), once the
+     * request is known to match it.
+     */
+    byte[] claimedUnder(byte[] fingerprint) {
+        return reconciled != null ? reconciled : fingerprint;
+    }
+
+    /**
+     * After a claim sent under {@code used} met a record of another fingerprint: the record's older
+     * version of the request's fingerprint if they match and the key must be claimed again under it
+     * (so the claim may take it over; a completed record is replayed as it is), else null.
+     */
+    byte[] reclaimUnder(ClaimResult result, byte[] used) {
+        return reconcileClaim(result, used) ? reconciled : null;
     }
 
     /**
      * Whether a claim that met a record of another fingerprint must be sent again under the
      * record's older version of the request's fingerprint (then {@code reconciled} holds it).
      */
-    private boolean reclaimUnder(ClaimResult result, byte[] used) {
+    private boolean reconcileClaim(ClaimResult result, byte[] used) {
         if (reconciled == null && !result.claimed() && !result.record().hasFingerprint(used)) {
-            byte[] older = engine.fingerprinter.underVersionOf(result.record().fingerprint(), key, request,
+            byte[] older = parts.fingerprinter().underVersionOf(result.record().fingerprint(), key, request,
                     options.excludedSet());
             if (older != null && result.record().hasFingerprint(older)) {
                 reconciled = older;
@@ -216,7 +150,7 @@ final class Execution<T> {
         if (deadline == null) {
             return lease;
         }
-        long nanos = Math.max(deadline.remainingNanos(), engine.minBudgetLease.toNanos());
+        long nanos = Math.max(deadline.remainingNanos(), parts.minBudgetLease().toNanos());
         if (nanos >= lease.toNanos()) {
             return lease;
         }
@@ -242,85 +176,33 @@ final class Execution<T> {
      * work runs (released, or handed back if its journal holds steps, so they stay bound to this
      * request) and returns the answer. A give-back the store refuses leaves the claim to lapse.
      */
-    DeadlineExceededException refuseClaimed(ClaimResult claim) {
+    CompletableFuture<RuntimeException> refuseClaimed(ClaimResult claim, StoreWrites writes) {
         StoredRecord record = claim.record();
         DeadlineExceededException refused = new DeadlineExceededException(key, true);
-        if (StepJournal.holdsSteps(record.journal())) {
-            recorder.handBack(refused, record.fencingToken(), record.attempt());
-        } else {
-            recorder.release(refused, record.fencingToken(), record.attempt());
-        }
-        emit(Type.DEADLINE_EXCEEDED, record.attempt());
-        return refused;
+        CompletableFuture<Boolean> given = StepJournal.holdsSteps(record.journal())
+                ? recorder.handBack(refused, record.fencingToken(), record.attempt(), writes)
+                : recorder.release(refused, record.fencingToken(), record.attempt(), writes);
+        return StoreWrites.then(given, (ok, e) -> {
+            emit(Type.DEADLINE_EXCEEDED, record.attempt());
+            return e != null ? Recorder.failed(e) : CompletableFuture.completedFuture(refused);
+        });
     }
 
     /**
-     * A heartbeat for blocking work whose lease the deadline shortened, or null: it renews that
-     * lease every third of it while the work runs, for at most the call's own lease, so a budget
-     * never lets a live worker lose its key sooner than it would without one, nor holds the key
-     * longer. The work's own {@link ExecutionContext#extendLease} is never cut short by it.
+     * Hands back a won claim whose journal cannot be read (see {@link Verdict#unreadable}): its steps'
+     * effects happened, only their record is unreadable, so the work does not run and every retry
+     * gets the same answer until the journal's key is provided again. Completes with the answer.
      */
-    private Heartbeat heartbeat(StepContext ctx) {
-        Duration renewal = claimedLease;
-        if (renewal.compareTo(lease) >= 0) {
-            return null;
-        }
-        Heartbeat beat = new Heartbeat(engine, key, ctx, renewal, lease, engine.async.renewalThreads,
-                engine.async.renewalTimer());
-        beat.start();
-        return beat;
+    CompletableFuture<RuntimeException> handBackUnreadable(ClaimResult claim, OutcomeUnreadableException e,
+            StoreWrites writes) {
+        StoredRecord record = claim.record();
+        return StoreWrites.then(recorder.handBack(e, record.fencingToken(), record.attempt(), writes),
+                (ok, failure) -> failure != null ? Recorder.failed(failure) : CompletableFuture.completedFuture(e));
     }
 
     /** Binds the caller's deadline to this thread while the work starts or runs; null if there is none. */
     Deadline.Scope bindDeadline() {
         return deadline == null ? null : deadline.bind();
-    }
-
-    /** {@link #claim} through the store's non-blocking form, in the engine's non-blocking lane. */
-    CompletableFuture<ClaimResult> claimNonBlocking(byte[] fingerprint, long token) {
-        Duration leaseNow = claimLease();
-        claimedLease = leaseNow;
-        byte[] used = reconciled != null ? reconciled : fingerprint;
-        return claimNonBlocking(used, token, leaseNow).thenCompose(result -> reclaimUnder(result, used)
-                ? claimNonBlocking(reconciled, engine.nextToken(), leaseNow) : CompletableFuture.completedFuture(result));
-    }
-
-    private CompletableFuture<ClaimResult> claimNonBlocking(byte[] fingerprint, long token, Duration leaseNow) {
-        return engine.async.nonBlockingLane.start(false,
-                () -> engine.nonBlocking.claim(key, fingerprint, token, leaseNow, ttl));
-    }
-
-    /**
-     * A waiting caller's claim, shared with the engine's other waiters of the key
-     * ({@link SharedPolls}): sent from this thread, or the answer of one in flight or just answered.
-     */
-    private ClaimResult sharedClaim(byte[] fingerprint, long token) {
-        SharedPolls.Ticket ticket = engine.polls.join(key, true);
-        sharedSent = ticket.poll.sentAt;
-        if (ticket.issuer()) {
-            try {
-                ClaimResult claim = claim(fingerprint, token);
-                ticket.answer(claim);
-                return claim;
-            } catch (RuntimeException | Error e) {
-                ticket.fail(e);
-                throw e;
-            }
-        }
-        try {
-            return ticket.seen(ticket.answer().get());
-        } catch (java.util.concurrent.ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof Error) {
-                throw (Error) cause;
-            }
-            throw cause instanceof RuntimeException ? (RuntimeException) cause
-                    : new StoreUnavailableException("the claim of " + key + " failed: " + cause, cause, true);
-        } catch (InterruptedException e) {
-            // An interrupted wait is the 409 it would have ended in; nothing is held.
-            Thread.currentThread().interrupt();
-            throw new RequestInProgressException(key, engine.retryAfterHint);
-        }
     }
 
     /** Whether a duplicate of this call waits for an in-progress key (and so shares its polls). */
@@ -331,7 +213,7 @@ final class Execution<T> {
     /** The request's fingerprint under this call's operation and exclusions. */
     byte[] fingerprint(Object request) {
         this.request = request;
-        return engine.fingerprinter.fingerprint(key.operation(), request, options.excludedSet());
+        return parts.fingerprinter().fingerprint(key.operation(), request, options.excludedSet());
     }
 
     /** Whether {@code recorded} is this request's fingerprint, in the current version or the one reconciled. */
@@ -339,9 +221,27 @@ final class Execution<T> {
         return Arrays.equals(recorded, fingerprint) || (reconciled != null && Arrays.equals(recorded, reconciled));
     }
 
+    /**
+     * Whether {@code recorded}, another fingerprint than the request's, is the request's fingerprint in
+     * the older version the record was claimed under; then later claims of this call are sent under it.
+     * Whichever claim read the record (this call's own, or another waiter's shared poll), it is the
+     * same request.
+     */
+    private boolean reconcile(byte[] recorded) {
+        if (reconciled != null) {
+            return false;
+        }
+        byte[] older = parts.fingerprinter().underVersionOf(recorded, key, request, options.excludedSet());
+        if (older == null || !Arrays.equals(recorded, older)) {
+            return false;
+        }
+        reconciled = older;
+        return true;
+    }
+
     /** The near cache's answer for this key (a replay, or a thrown {@link KeyReusedException}), or null. */
     Result<T> fromNearCache(byte[] fingerprint) {
-        NearCache cache = engine.nearCache;
+        NearCache cache = parts.nearCache();
         if (cache == null) {
             return null;
         }
@@ -350,7 +250,7 @@ final class Execution<T> {
             return null;
         }
         if (!Arrays.equals(hit.fingerprint(), fingerprint)) {
-            byte[] older = engine.fingerprinter.underVersionOf(hit.fingerprint(), key, request, options.excludedSet());
+            byte[] older = parts.fingerprinter().underVersionOf(hit.fingerprint(), key, request, options.excludedSet());
             if (older == null || !Arrays.equals(hit.fingerprint(), older)) {
                 emit(Type.KEY_REUSED, hit.attempt());
                 throw new KeyReusedException(key);
@@ -362,7 +262,7 @@ final class Execution<T> {
     /** How long one call has waited for an in-progress duplicate, measured on the ticker. */
     final class Waiting {
         // Ticker readings have an arbitrary origin: only differences are compared.
-        private final long start = engine.ticker.read();
+        private final long start = parts.ticker().read();
         private int poll;
         private boolean conflictReported;
     }
@@ -373,20 +273,25 @@ final class Execution<T> {
      * and asynchronous drivers act on it alike; only how they pause differs.
      */
     static final class Verdict<T> {
-        private static final Verdict<?> CLAIMED = new Verdict<>(null, 0, null, null);
+        private static final Verdict<?> CLAIMED = new Verdict<>(null, 0, null, null, null);
 
         final Result<T> replay;
         final long pauseMillis;
+        /** The key was won but its journal cannot be read: hand it back unrun, then fail with this. */
+        final OutcomeUnreadableException unreadable;
         private final IdempotencyKey key;
         private final Duration hint;
 
-        private Verdict(Result<T> replay, long pauseMillis, IdempotencyKey key, Duration hint) {
+        private Verdict(Result<T> replay, long pauseMillis, IdempotencyKey key, Duration hint,
+                OutcomeUnreadableException unreadable) {
             this.replay = replay;
             this.pauseMillis = pauseMillis;
             this.key = key;
             this.hint = hint;
+            this.unreadable = unreadable;
         }
 
+        /** Whether the key is this call's: run the work. */
         boolean claimed() {
             return this == CLAIMED;
         }
@@ -409,10 +314,14 @@ final class Execution<T> {
             if (claim.status() == ClaimResult.Status.TAKEN_OVER) {
                 emit(Type.LEASE_TAKEN_OVER, record.attempt());
             }
-            claimedJournal = openJournal(record);
+            try {
+                claimedJournal = openJournal(record);
+            } catch (OutcomeUnreadableException e) {
+                return new Verdict<>(null, 0, null, null, e);
+            }
             return (Verdict<T>) Verdict.CLAIMED;
         }
-        if (!matches(record.fingerprint(), fingerprint)) {
+        if (!matches(record.fingerprint(), fingerprint) && !reconcile(record.fingerprint())) {
             emit(Type.KEY_REUSED, record.attempt());
             throw new KeyReusedException(key);
         }
@@ -420,16 +329,16 @@ final class Execution<T> {
             case COMPLETED:
                 // Both instants are on the store's clock, so the age and the time left are right
                 // whatever the engine's clock says.
-                if (engine.nearCache != null) {
+                if (parts.nearCache() != null) {
                     // Counted from before the claim was sent: the answer's time in transit cannot
                     // keep the entry past the record.
-                    engine.nearCache.put(key, record.fingerprint(), record.outcome(), beforeClaim,
+                    parts.nearCache().put(key, record.fingerprint(), record.outcome(), beforeClaim,
                             timeLeft(claim.storeTime(), record.expiresAt()), record.attempt());
                 }
-                Duration age = engine.listener == IdempotencyListener.NONE
+                Duration age = parts.listener() == IdempotencyListener.NONE
                         ? null : nonNegative(Duration.between(record.createdAt(), claim.storeTime()));
                 return new Verdict<>(replay(record.outcome(), record.fingerprint(), record.attempt(), age), 0, null,
-                        null);
+                        null, null);
             case IN_PROGRESS:
                 // Once per call, not per poll, so metrics count calls that met a conflict.
                 if (!waiting.conflictReported) {
@@ -437,8 +346,8 @@ final class Execution<T> {
                     emit(Type.IN_PROGRESS_CONFLICT, record.attempt());
                 }
                 Duration leaseLeft = nonNegative(Duration.between(claim.storeTime(), record.leaseExpiresAt()));
-                Duration hint = min(engine.retryAfterHint, leaseLeft);
-                long waitLeft = policy.maxWait().toNanos() - (engine.ticker.read() - waiting.start);
+                Duration hint = min(parts.retryAfterHint(), leaseLeft);
+                long waitLeft = policy.maxWait().toNanos() - (parts.ticker().read() - waiting.start);
                 if (deadline != null) {
                     // Answer while the caller still listens, not after it gave up.
                     waitLeft = Math.min(waitLeft, deadline.remainingNanos());
@@ -446,7 +355,7 @@ final class Execution<T> {
                 if (!policy.waits() || waitLeft <= 0) {
                     throw new RequestInProgressException(key, hint);
                 }
-                return new Verdict<>(null, pauseMillis(waiting.poll++, leaseLeft, waitLeft), key, hint);
+                return new Verdict<>(null, pauseMillis(waiting.poll++, leaseLeft, waitLeft), key, hint, null);
             default:
                 throw new StoreUnavailableException("store returned a " + record.state()
                         + " record for " + key + " without letting the claim win it; the store is broken", null,
@@ -455,56 +364,53 @@ final class Execution<T> {
     }
 
     private long pauseMillis(int poll, Duration leaseLeft, long waitLeftNanos) {
-        long ceiling = Math.min(MAX_POLL.toMillis(), FIRST_POLL.toMillis() << Math.min(poll, 16));
+        long ceiling = PollSchedule.intervalNanos(poll) / 1_000_000;
         // Equal jitter: never zero (no busy loop), still spreads a herd of waiters.
-        long delay = ceiling / 2 + (long) (engine.random.nextDouble() * (ceiling / 2 + 1));
+        long delay = ceiling / 2 + (long) (parts.random().nextDouble() * (ceiling / 2 + 1));
         // Wake just after the lease lapses if that comes first, so a crashed holder is taken over promptly.
         delay = Math.min(delay, leaseLeft.toMillis() + 1);
         long waitLeftMillis = (waitLeftNanos + 999_999) / 1_000_000;
         return Math.max(1, Math.min(delay, waitLeftMillis));
     }
 
-    /**
-     * The journal a won claim hands over, decrypted. One that cannot be read is handed back
-     * without running the work (its steps' effects happened; only their record is unreadable),
-     * so every retry gets the same answer until its key is provided again.
-     */
+    /** The journal a won claim hands over, decrypted; one that cannot be read is logged and thrown. */
     private byte[] openJournal(StoredRecord claimed) {
         byte[] journal = claimed.journal();
         if (journal == null) {
             return null;
         }
         try {
-            return engine.sealer.open(Sealer.Part.JOURNAL, key, claimed.fingerprint(), journal);
+            return parts.sealer().open(Sealer.Part.JOURNAL, key, claimed.fingerprint(), journal);
         } catch (OutcomeUnreadableException e) {
             LOG.log(Level.WARNING, "the step journal of {0} cannot be read ({1}); the key is handed back and the work"
-                    + " does not run", key, e.reason());
-            recorder.handBack(e, claimed.fencingToken(), claimed.attempt());
+                    + " does not run", key.digest(), e.reason());
             throw e;
         }
     }
 
     /** A stored outcome in the clear; {@code fingerprint} is the record's. */
-    private byte[] open(byte[] stored, byte[] fingerprint) {
+    byte[] open(byte[] stored, byte[] fingerprint) {
         try {
-            return engine.sealer.open(Sealer.Part.OUTCOME, key, fingerprint, stored);
+            return parts.sealer().open(Sealer.Part.OUTCOME, key, fingerprint, stored);
         } catch (OutcomeUnreadableException e) {
-            LOG.log(Level.WARNING, "the stored outcome of {0} cannot be read ({1}, key id {2}); the work does not"
-                    + " run again", key, e.reason(), e.keyId());
+            // A record stored in clear names no key id: say only why, not "key id null".
+            String why = e.keyId() == null ? e.reason().toString() : e.reason() + ", key id " + e.keyId();
+            LOG.log(Level.WARNING, "the stored outcome of {0} cannot be read ({1}); the work does not run again",
+                    key.digest(), why);
             throw e;
         }
     }
 
     private Result<T> replay(byte[] stored, byte[] fingerprint, int attempt, Duration recordAge) {
         byte[] outcome = open(stored, fingerprint);
-        switch (engine.codec.kind(outcome)) {
+        switch (parts.codec().kind(outcome)) {
             case FAILURE: {
-                String[] failure = engine.codec.decodeFailure(outcome);
+                String[] failure = parts.codec().decodeFailure(outcome);
                 emit(Type.REPLAY, attempt, recordAge);
                 throw new ReplayedFailureException(key, failure[0], failure[1]);
             }
             case NOT_STORED: {
-                String reason = engine.codec.decodeNotStored(outcome);
+                String reason = parts.codec().decodeNotStored(outcome);
                 emit(Type.REPLAY, attempt, recordAge);
                 throw new OutcomeNotStoredException(key, reason, true, null);
             }
@@ -518,11 +424,11 @@ final class Execution<T> {
 
     /** What the outcome filter rebuilds of a stored success, for a replay. */
     private byte[] rebuild(byte[] outcome) {
-        if (filter == null || engine.codec.kind(outcome) == OutcomeCodec.Kind.BYTES) {
+        if (filter == null || parts.codec().kind(outcome) == OutcomeCodec.Kind.BYTES) {
             return outcome;
         }
         try {
-            return engine.codec.rebuild(filter, key, outcome);
+            return parts.codec().rebuild(filter, key, outcome);
         } catch (Exception e) {
             throw new OutcomeUnreadableException(key, OutcomeUnreadableException.Reason.REBUILD_FAILED, null,
                     "the outcome filter could not rebuild the result: " + e, e);
@@ -531,7 +437,7 @@ final class Execution<T> {
 
     @SuppressWarnings("unchecked")
     private T decode(byte[] outcome) {
-        return (T) engine.decodeSuccess(outcome, type);
+        return (T) parts.decodeSuccess(outcome, type);
     }
 
     /**
@@ -543,7 +449,7 @@ final class Execution<T> {
         // The lease as time left on the ticker: counted from before the claim was sent, it can
         // only end early, never late, whatever the store's clock says about the engine's.
         long leaseEnd = beforeClaim + timeLeft(claim.storeTime(), claim.record().leaseExpiresAt());
-        return new Context(claim.record(), claimedJournal, beforeClaim, leaseEnd, owner);
+        return new Context(claim.record(), claimedJournal, leaseEnd, owner);
     }
 
     /** The lease of this call's latest claim (the per-call override or the engine's, or shorter by the deadline). */
@@ -551,47 +457,19 @@ final class Execution<T> {
         return claimedLease;
     }
 
-    /** Runs the work under the claim won at {@code beforeClaim} (a ticker reading taken before the claim call). */
-    private Result<T> execute(ClaimResult claim, long beforeClaim, byte[] fingerprint) {
-        StepContext ctx = begin(claim, beforeClaim, Thread.currentThread());
-        // Only work that completes itself needs the encoder; plain work allocates nothing here.
-        byte[] recorded = claim.record().fingerprint();
-        AtomicWork.Completion completion = !runner.completesItself() ? null : new AtomicWork.Completion() {
-            @Override
-            public byte[] encode(Object value) {
-                Recorder.Encoded encoded = recorder.encodeForWork(value, recorded);
-                selfEncoded = encoded;
-                return encoded.stored();
-            }
+    /** The call's own lease (the per-call override or the engine's), whatever a deadline made of a claim's. */
+    Duration callLease() {
+        return lease;
+    }
 
-            @Override
-            public Duration ttl() {
-                return ttl;
-            }
-        };
-        T value = null;
-        Throwable failure = null;
-        Heartbeat beat = null;
-        Deadline.Scope bound = bindDeadline();
-        try {
-            beat = heartbeat(ctx);
-            value = runner.run(ctx, completion);
-        } catch (Exception | Error e) {
-            failure = e;
-        } finally {
-            if (bound != null) {
-                bound.close();
-            }
-            if (beat != null) {
-                beat.stop();
-            }
-            ctx.close();
-        }
-        try {
-            return finish(ctx, value, failure, fingerprint);
-        } finally {
-            engine.polls.forget(key);
-        }
+    /** Whether the result type is {@code Object}: the untyped call, whose first caller gets plain JSON values too. */
+    boolean untyped() {
+        return type.getRawClass() == Object.class;
+    }
+
+    /** The writes that end this call's key, and what they tell. */
+    Recorder recorder() {
+        return recorder;
     }
 
     /**
@@ -604,41 +482,44 @@ final class Execution<T> {
         ctx.close();
         return giveBack(ctx, new java.util.concurrent.CancellationException("the caller of " + key
                 + " went away before its work started"), writes)
-                .whenComplete((v, e) -> engine.polls.forget(key));
+                .whenComplete((v, e) -> parts.polls().forget(key));
     }
 
-    /** The store writes this call ends its key with: blocking ones, or the non-blocking store's for an async call. */
-    StoreWrites writes() {
-        return blocking || engine.nonBlocking == null ? StoreWrites.blocking(engine, key)
-                : StoreWrites.nonBlocking(engine, key);
+    /** The writes that end this call's key, through {@code port} (the call's way to the store). */
+    StoreWrites writes(StorePort port) {
+        return new StoreWrites(port, key, parts.completeAttempts());
     }
 
-    /** {@link #finish(StepContext, Object, Throwable, byte[], StoreWrites)} on this thread, for the blocking call. */
-    Result<T> finish(StepContext ctx, T value, Throwable failure, byte[] fingerprint) {
-        return StoreWrites.join(finish(ctx, value, failure, fingerprint, StoreWrites.blocking(engine, key)));
+    /**
+     * How work that completes the record itself ({@link AtomicWork}) ends, once it returned
+     * {@code value}: checked against the record, in the blocking driver that runs such work.
+     */
+    interface SelfCompleted<T> {
+        CompletableFuture<Result<T>> check(T value, long token, int attempt, byte[] fingerprint);
     }
 
     /**
      * Decides how the key ends once the work has returned {@code value} or thrown {@code failure}:
-     * the one place that reads the execution's state, so any driver of the work (the blocking
-     * one, or one that completes a future) ends the key alike; only how {@code writes} reach the
-     * store differs. Completes with the result, or fails with the caller's answer.
+     * the one place that reads the execution's state, so both drivers end the key alike through
+     * {@code writes}. Completes with the result, or fails with the caller's answer.
+     *
+     * @param selfCompleted how work that completed the record itself ends; null for other work
      */
-    CompletableFuture<Result<T>> finish(StepContext ctx, T value, Throwable failure, byte[] requestFingerprint,
-            StoreWrites writes) {
+    CompletableFuture<Result<T>> finish(StepContext ctx, T value, Throwable failure, StoreWrites writes,
+            SelfCompleted<T> selfCompleted) {
         // The record's fingerprint binds what is stored: the request's, or its older version reconciled.
         byte[] fingerprint = ctx.claimedFingerprint();
         long token = ctx.fencingToken();
         int attempt = ctx.attempt();
-        StepNotJournaledException settled = ctx.settled();
-        if (settled != null) {
+        StepNotJournaledException notJournaled = ctx.stepNotJournaled();
+        if (notJournaled != null) {
             // A step ran but cannot be journaled: the engine's own record decides, not whatever the
             // work made of the step's exception (swallowed, translated, or a value returned anyway).
-            if (failure != null && failure != settled) {
-                settled.addSuppressed(failure);
+            if (failure != null && failure != notJournaled) {
+                notJournaled.addSuppressed(failure);
             }
             Throwable work = failure;
-            return recorder.storeFinalFailure(settled, settled, token, attempt, fingerprint, writes)
+            return recorder.storeFinalFailure(notJournaled, notJournaled, token, attempt, fingerprint, writes)
                     .thenCompose(answer -> {
                         if (work instanceof Error) {
                             work.addSuppressed(answer);
@@ -656,8 +537,8 @@ final class Execution<T> {
                     failure, writes).thenCompose(Recorder::failed);
         }
         if (failure == null) {
-            return runner.completesItself() ? completedItself(((Context) ctx).claimSent, value, token, attempt,
-                    fingerprint) : complete(value, token, attempt, fingerprint, writes);
+            return selfCompleted != null ? selfCompleted.check(value, token, attempt, fingerprint)
+                    : complete(value, token, attempt, fingerprint, writes);
         }
         if (failure instanceof LeaseLostException && ownLease((LeaseLostException) failure, token)) {
             emit(Type.LEASE_LOST, attempt);
@@ -668,14 +549,7 @@ final class Execution<T> {
             return giveBack(ctx, error, writes).thenCompose(v -> Recorder.failed(error));
         }
         Exception e = (Exception) failure;
-        return failed(ctx, e, fingerprint, writes).thenCompose(answer -> {
-            if (e instanceof InterruptedException && blocking) {
-                // Set only now: an interrupted thread would have failed the store calls above. An
-                // asynchronous driver's thread is a pool's, not the caller's: its flag is left alone.
-                Thread.currentThread().interrupt();
-            }
-            return Recorder.failed(answer);
-        });
+        return failed(ctx, e, fingerprint, writes).thenCompose(Recorder::failed);
     }
 
     private boolean declaredNotStored(OutcomeNotStoredException e) {
@@ -688,14 +562,13 @@ final class Execution<T> {
         return e.key().equals(key) && e.fencingToken() == token;
     }
 
-    @SuppressWarnings("unchecked")
     private CompletableFuture<Result<T>> complete(T value, long token, int attempt, byte[] fingerprint,
             StoreWrites writes) {
         // From here on the work has run: the key is never freed, whatever happens to its outcome.
-        CompletableFuture<RuntimeException>[] unstorable = new CompletableFuture[1];
-        Recorder.Encoded outcome = recorder.encodeSuccess(value, token, attempt, fingerprint, writes, unstorable);
-        if (outcome == null) {
-            return unstorable[0].thenCompose(Recorder::failed);
+        Recorder.Encoded outcome = recorder.encodeSuccess(value, fingerprint);
+        if (!outcome.storable()) {
+            return recorder.unstorable(token, attempt, fingerprint, outcome.notStored(), outcome.cause(), writes)
+                    .thenCompose(Recorder::failed);
         }
         CompletableFuture<Boolean> written = recorder.completeSuccess(outcome.stored(), token, attempt, fingerprint,
                 writes);
@@ -711,52 +584,8 @@ final class Execution<T> {
      * Boolean, null) on replay, so the first call gets the same shape, decoded from the
      * encoded result ({@code outcome}, in the clear and unfiltered).
      */
-    private T plain(T value, byte[] outcome) {
+    T plain(T value, byte[] outcome) {
         return type.getRawClass() == Object.class && outcome != null ? decode(outcome) : value;
-    }
-
-    /**
-     * Checks that an {@link AtomicWork} that returned normally did complete the record (in its
-     * transaction, after the claim sent at {@code claimSent}, a ticker reading).
-     */
-    private CompletableFuture<Result<T>> completedItself(long claimSent, T value, long token, int attempt,
-            byte[] fingerprint) {
-        try {
-            return CompletableFuture.completedFuture(checkCompletedItself(claimSent, value, token, attempt,
-                    fingerprint));
-        } catch (RuntimeException | Error e) {
-            return Recorder.failed(e);
-        }
-    }
-
-    private Result<T> checkCompletedItself(long claimSent, T value, long token, int attempt, byte[] fingerprint) {
-        StoredRecord now;
-        try {
-            now = engine.store.find(key).orElse(null);
-        } catch (StoreUnavailableException e) {
-            LOG.log(Level.WARNING, "could not check that the atomic work completed {0}: {1}", key, e.getMessage());
-            emit(Type.OUTCOME_NOT_STORED, attempt);
-            return new Result<>(value, false, false, attempt);
-        }
-        if (now != null && now.fencingToken() == token && now.state() == RecordState.COMPLETED) {
-            emit(Type.FIRST_EXECUTION, attempt);
-            recorder.cache(fingerprint, now.outcome(), attempt, claimSent);
-            Recorder.Encoded encoded = selfEncoded;
-            byte[] whole = encoded != null && Arrays.equals(encoded.stored(), now.outcome()) ? encoded.plain() : null;
-            if (whole == null && type.getRawClass() == Object.class) {
-                whole = open(now.outcome(), fingerprint);
-            }
-            return new Result<>(plain(value, whole), false, true, attempt);
-        }
-        if (now != null && now.fencingToken() == token && now.state() == RecordState.IN_PROGRESS) {
-            IllegalStateException bug = new IllegalStateException("AtomicWork for " + key
-                    + " returned without completing the record; it must complete it in its transaction or throw");
-            throw StoreWrites.join(recorder.unstorable(token, attempt, fingerprint,
-                    "the atomic work returned without completing the record (a programming error)", bug,
-                    StoreWrites.blocking(engine, key)));
-        }
-        emit(Type.LEASE_LOST, attempt);
-        throw new LeaseLostException(key, token);
     }
 
     /** The work failed with {@code e}: store it as final, or give the key back for a retry. */
@@ -764,7 +593,7 @@ final class Execution<T> {
             StoreWrites writes) {
         FailureDecision decision;
         try {
-            decision = engine.classifier.classify(e);
+            decision = parts.classifier().classify(e);
         } catch (RuntimeException classifierFailure) {
             LOG.log(Level.WARNING, "failure classifier threw; treating the failure as transient", classifierFailure);
             decision = FailureDecision.transientFailure();
@@ -793,7 +622,7 @@ final class Execution<T> {
                 failure.addSuppressed(unjournaled);
             }
             LOG.log(Level.WARNING, "a step of {0} ran but its journal write failed ({1}); the claim is kept until"
-                    + " its lease lapses, then the step runs again with the same downstream key", key,
+                    + " its lease lapses, then the step runs again with the same downstream key", key.digest(),
                     unjournaled.getMessage());
             return CompletableFuture.completedFuture(null);
         }
@@ -807,17 +636,17 @@ final class Execution<T> {
         });
     }
 
-    private void emit(Type type, int attempt) {
+    void emit(Type type, int attempt) {
         emit(type, attempt, null);
     }
 
     private void emit(Type type, int attempt, Duration recordAge) {
-        if (engine.listener == IdempotencyListener.NONE) {
+        if (parts.listener() == IdempotencyListener.NONE) {
             return;
         }
         try {
-            engine.listener.onEvent(new IdempotencyEvent(type, key.scope(), key.operation(), attempt,
-                    Duration.ofNanos(engine.ticker.read() - started), key.key(), recordAge));
+            parts.listener().onEvent(new IdempotencyEvent(type, key.scope(), key.operation(), attempt,
+                    Duration.ofNanos(parts.ticker().read() - started), key.key(), recordAge));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "idempotency listener threw on " + type, e);
         }
@@ -860,13 +689,9 @@ final class Execution<T> {
         // The lease's end on the engine's ticker; a step renews a lease that has run out by it.
         private volatile long leaseEnd;
         private String downstream;
-        // The ticker before the claim was sent.
-        final long claimSent;
-
-        Context(StoredRecord claim, byte[] journal, long claimSent, long leaseEnd, Thread owner) {
-            super(engine, key, claim, journal, claimedLease, owner);
+        Context(StoredRecord claim, byte[] journal, long leaseEnd, Thread owner) {
+            super(parts, key, claim, journal, claimedLease, owner);
             this.claim = claim;
-            this.claimSent = claimSent;
             this.leaseDeadline = claim.leaseExpiresAt();
             this.leaseEnd = leaseEnd;
         }
@@ -893,7 +718,7 @@ final class Execution<T> {
 
         @Override
         boolean leaseRanOut() {
-            return engine.ticker.read() - leaseEnd >= 0;
+            return parts.ticker().read() - leaseEnd >= 0;
         }
 
         @Override
@@ -902,12 +727,15 @@ final class Execution<T> {
         }
 
         @Override
-        void keepAlive(Duration renewal) {
+        public boolean reachesPast(Duration renewal) {
             // The work's own extendLease may reach further than a heartbeat's renewal: never cut it short.
-            if (leaseEnd - engine.ticker.read() > renewal.toNanos()) {
-                return;
-            }
-            extendLease(renewal);
+            return leaseEnd - parts.ticker().read() > renewal.toNanos();
+        }
+
+        @Override
+        public void renewed(long sentAt, Duration renewal, Instant until) {
+            leaseDeadline = until;
+            leaseEnd = sentAt + renewal.toNanos();
         }
 
         @Override
@@ -921,32 +749,11 @@ final class Execution<T> {
         @Override
         public Instant extendLease(Duration extension) {
             IdempotencyEngine.positive("lease", extension);
-            long before = engine.ticker.read();
-            Instant deadline = engine.store.extendLease(key, claim.fencingToken(), extension)
+            long before = parts.ticker().read();
+            Instant deadline = parts.store().extendLease(key, claim.fencingToken(), extension)
                     .orElseThrow(() -> new LeaseLostException(key, claim.fencingToken()));
             leaseDeadline = deadline;
             leaseEnd = before + extension.toNanos();
-            return deadline;
-        }
-
-        @Override
-        CompletableFuture<Instant> keepAliveNonBlocking(Duration extension) {
-            long before = engine.ticker.read();
-            if (leaseEnd - before > extension.toNanos()) {
-                return CompletableFuture.completedFuture(leaseDeadline);
-            }
-            CompletableFuture<Instant> deadline = new CompletableFuture<>();
-            engine.nonBlocking.extendLease(key, claim.fencingToken(), extension).whenComplete((extended, e) -> {
-                if (e != null) {
-                    deadline.completeExceptionally(AsyncExecution.unwrap(e));
-                } else if (extended.isEmpty()) {
-                    deadline.completeExceptionally(new LeaseLostException(key, claim.fencingToken()));
-                } else {
-                    leaseDeadline = extended.get();
-                    leaseEnd = before + extension.toNanos();
-                    deadline.complete(extended.get());
-                }
-            });
             return deadline;
         }
 

@@ -145,35 +145,10 @@ import org.jspecify.annotations.Nullable;
  * {@link #close()} closes the store only if the engine discovered it itself.
  */
 public final class IdempotencyEngine implements AutoCloseable {
-    final IdempotencyStore store;
-    /** The store's non-blocking form, used by asynchronous calls; null if it offers none. */
-    final NonBlockingStore nonBlocking;
+    /** Everything the engine's calls are made of, built once. */
+    final EngineParts parts;
     private final boolean ownsStore;
     private final AtomicBoolean closed = new AtomicBoolean();
-    final OutcomeCodec codec;
-    final Fingerprinter fingerprinter;
-    final Ticker ticker;
-    final RandomGenerator random;
-    // Fencing tokens never come from the injectable jitter randomness: a fixed or shared
-    // generator would give a taker-over the stale worker's token. A secret random base plus a
-    // counter is unique per claim within this engine and unpredictable across engines.
-    private final long tokenBase;
-    private final AtomicLong tokenCounter = new AtomicLong();
-    final Sleeper sleeper;
-    final Duration lease;
-    final Duration ttl;
-    final InProgressPolicy inProgress;
-    final Duration retryAfterHint;
-    final FailureClassifier classifier;
-    final IdempotencyListener listener;
-    final NearCache nearCache;
-    final int completeAttempts;
-    final int maxOutcomeBytes;
-    final AsyncRuntime async;
-    final SharedPolls polls;
-    final Duration minBudgetLease;
-    final Sealer sealer;
-    final OutcomeFilter outcomeFilter;
 
     /**
      * The default {@link #maxOutcomeBytes()}: 393,216 bytes (384 KiB), what the smallest store
@@ -185,34 +160,11 @@ public final class IdempotencyEngine implements AutoCloseable {
 
     IdempotencyEngine(IdempotencyEngineBuilder b, CallOptions defaults) {
         this.ownsStore = b.store == null;
-        this.store = b.store != null ? b.store
+        IdempotencyStore store = b.store != null ? b.store
                 : StoreDiscovery.discover(b.classLoader != null ? b.classLoader
                         : Thread.currentThread().getContextClassLoader(), b.clock, b.properties);
-        this.codec = b.json != null ? new OutcomeCodec(b.json)
+        OutcomeCodec codec = b.json != null ? new OutcomeCodec(b.json)
                 : new OutcomeCodec(b.mapper != null ? b.mapper : new ObjectMapper().findAndRegisterModules());
-        this.fingerprinter = new Fingerprinter(codec.json(), b.maxRequestBytes, defaults.excludedSet(),
-                b.fingerprintSecrets);
-        this.sealer = b.outcomeKeys == null && !b.refuseUnencrypted ? Sealer.NONE
-                : new Sealer(b.outcomeKeys, b.refuseUnencrypted);
-        this.outcomeFilter = defaults.outcomeFilter();
-        this.ticker = b.ticker;
-        this.random = b.random;
-        this.tokenBase = new SecureRandom().nextLong();
-        this.sleeper = b.sleeper;
-        this.lease = defaults.lease();
-        this.ttl = defaults.ttl();
-        this.inProgress = defaults.inProgress();
-        this.retryAfterHint = b.retryAfterHint;
-        this.classifier = b.classifier;
-        this.listener = b.listener;
-        this.nearCache = b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.ticker) : null;
-        this.completeAttempts = b.completeAttempts;
-        // Read once, like the capabilities: a store offers its non-blocking form for its whole life.
-        this.nonBlocking = store.nonBlocking().orElse(null);
-        this.async = new AsyncRuntime(b.asyncExecutor, b.renewalExecutor, b.scheduler, b.maxPendingWork,
-                b.maxAsyncCalls, nonBlocking == null ? 0 : positiveWidth(nonBlocking.maxCallsInFlight()));
-        this.polls = new SharedPolls(b.ticker);
-        this.minBudgetLease = b.minBudgetLease;
         // Read once: capabilities are fixed for a store's life, and some stores build them per call.
         StoreCapabilities capabilities = store.capabilities();
         int storeHolds = capabilities.maxOutcomeBytes();
@@ -224,8 +176,25 @@ public final class IdempotencyEngine implements AutoCloseable {
                     + store.getClass().getSimpleName() + " holds (" + storeHolds + "); raise the store's own limit"
                     + " first, where it has one");
         }
-        this.maxOutcomeBytes = b.maxOutcomeBytes > 0 ? b.maxOutcomeBytes
-                : Math.min(DEFAULT_MAX_OUTCOME_BYTES, storeHolds);
+        AsyncRuntime async = new AsyncRuntime(b.asyncExecutor, b.renewalExecutor, b.scheduler, b.maxPendingWork,
+                b.maxAsyncCalls);
+        LanedPort laned = new LanedPort(store, AsyncRuntime.blockingLane(b.asyncExecutor), async::executor,
+                async::renewals, b.sleeper);
+        // Read once, like the capabilities: a store offers its non-blocking form for its whole life.
+        NonBlockingStore nonBlocking = store.nonBlocking().orElse(null);
+        // The one place that decides how a call reaches the store: a blocking call on its own thread, an
+        // asynchronous one through the store's non-blocking form if it offers one, else on the engine's threads.
+        StorePort asyncPort = nonBlocking == null ? laned
+                : new NonBlockingPort(nonBlocking, new StoreLane(positiveWidth(nonBlocking.maxCallsInFlight())), async);
+        this.parts = new EngineParts(store, new DirectPort(store, b.sleeper, laned), asyncPort, codec,
+                new Fingerprinter(codec.json(), b.maxRequestBytes, defaults.excludedSet(), b.fingerprintSecrets),
+                b.outcomeKeys == null && !b.refuseUnencrypted ? Sealer.NONE
+                        : new Sealer(b.outcomeKeys, b.refuseUnencrypted),
+                defaults.outcomeFilter(), b.ticker, b.random, b.sleeper, defaults.lease(), defaults.ttl(),
+                defaults.inProgress(), b.retryAfterHint, b.classifier, b.listener,
+                b.nearCacheSize > 0 ? new NearCache(b.nearCacheSize, b.ticker) : null, b.completeAttempts,
+                b.maxOutcomeBytes > 0 ? b.maxOutcomeBytes : Math.min(DEFAULT_MAX_OUTCOME_BYTES, storeHolds),
+                b.minBudgetLease, async, new SharedPolls(b.ticker), new EngineParts.Tokens());
     }
 
     /**
@@ -243,7 +212,7 @@ public final class IdempotencyEngine implements AutoCloseable {
      * @return the store
      */
     public IdempotencyStore store() {
-        return store;
+        return parts.store();
     }
 
     /**
@@ -254,7 +223,7 @@ public final class IdempotencyEngine implements AutoCloseable {
      * @return the ticker
      */
     public Ticker ticker() {
-        return ticker;
+        return parts.ticker();
     }
 
     /**
@@ -267,7 +236,7 @@ public final class IdempotencyEngine implements AutoCloseable {
      * @return the limit in bytes
      */
     public int maxOutcomeBytes() {
-        return maxOutcomeBytes;
+        return parts.maxOutcomeBytes();
     }
 
     /**
@@ -278,7 +247,7 @@ public final class IdempotencyEngine implements AutoCloseable {
      * @return the codec
      */
     public JsonCodec jsonCodec() {
-        return codec.json();
+        return parts.codec().json();
     }
 
     /**
@@ -291,9 +260,9 @@ public final class IdempotencyEngine implements AutoCloseable {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             // Only what the engine created: the builder's executor and scheduler are the caller's.
-            async.close();
+            parts.async().close();
             if (ownsStore) {
-                store.close();
+                parts.store().close();
             }
         }
     }
@@ -309,7 +278,7 @@ public final class IdempotencyEngine implements AutoCloseable {
      * @param work the operation
      * @return the value, and whether it was replayed
      * @throws dev.idem.api.IdempotencyException a typed failure (see the class comment and
-     *     the README's guarantees table); the work's own unchecked exceptions on a transient failure
+     *     the guarantees table in docs/reference.md); the work's own unchecked exceptions on a transient failure
      */
     public Result<Object> execute(IdempotencyKey key, Object request, Work<?> work) {
         return execute(key, request, Object.class, CallOptions.defaults(), work);
@@ -360,7 +329,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public <T> Result<T> execute(IdempotencyKey key, Object request, Class<T> type, CallOptions options,
             Work<? extends T> work) {
         Objects.requireNonNull(type, "type");
-        return run(key, request, codec.mapper().constructType(type), options, Execution.plain(work));
+        return run(key, request, parts.codec().mapper().constructType(type), options, BlockingCall.plain(work));
     }
 
     /**
@@ -377,7 +346,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public <T> Result<T> execute(IdempotencyKey key, Object request, TypeReference<T> type, CallOptions options,
             Work<? extends T> work) {
         Objects.requireNonNull(type, "type");
-        return run(key, request, codec.mapper().constructType(type), options, Execution.plain(work));
+        return run(key, request, parts.codec().mapper().constructType(type), options, BlockingCall.plain(work));
     }
 
     /**
@@ -559,7 +528,7 @@ public final class IdempotencyEngine implements AutoCloseable {
             AtomicWork<? extends T> work) {
         Objects.requireNonNull(type, "type");
         checkSameStore(work);
-        return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
+        return run(key, request, parts.codec().mapper().constructType(type), options, BlockingCall.atomic(work));
     }
 
     /**
@@ -577,7 +546,7 @@ public final class IdempotencyEngine implements AutoCloseable {
             CallOptions options, AtomicWork<? extends T> work) {
         Objects.requireNonNull(type, "type");
         checkSameStore(work);
-        return run(key, request, codec.mapper().constructType(type), options, Execution.atomic(work));
+        return run(key, request, parts.codec().mapper().constructType(type), options, BlockingCall.atomic(work));
     }
 
     /**
@@ -648,7 +617,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public <T> CompletableFuture<Result<T>> executeAsync(IdempotencyKey key, Object request, Class<T> type,
             CallOptions options, AsyncWork<? extends T> work) {
         Objects.requireNonNull(type, "type");
-        return runAsync(key, request, codec.mapper().constructType(type), options, work);
+        return runAsync(key, request, parts.codec().mapper().constructType(type), options, work);
     }
 
     /**
@@ -665,7 +634,7 @@ public final class IdempotencyEngine implements AutoCloseable {
     public <T> CompletableFuture<Result<T>> executeAsync(IdempotencyKey key, Object request, TypeReference<T> type,
             CallOptions options, AsyncWork<? extends T> work) {
         Objects.requireNonNull(type, "type");
-        return runAsync(key, request, codec.mapper().constructType(type), options, work);
+        return runAsync(key, request, parts.codec().mapper().constructType(type), options, work);
     }
 
     /**
@@ -751,12 +720,9 @@ public final class IdempotencyEngine implements AutoCloseable {
             CallOptions options, AsyncWork<? extends T> work) {
         checkArguments(key, request, options);
         Objects.requireNonNull(work, "work");
-        Execution<T> execution = new Execution<T>(this, key, type, options, Execution.plain(ctx -> {
-            throw new IllegalStateException("an asynchronous call has no blocking work");
-        }), false);
-        AsyncExecution<T> call = new AsyncExecution<>(this, key, execution, work);
-        if (!async.acquire()) {
-            return CompletableFuture.failedFuture(new AsyncCallsFullException(async.maxCalls));
+        AsyncCall<T> call = new AsyncCall<>(parts, new Execution<T>(parts, key, type, options), work, parts.asyncPort());
+        if (!parts.async().acquire()) {
+            return CompletableFuture.failedFuture(new AsyncCallsFullException(parts.async().maxCalls));
         }
         return call.start(request);
     }
@@ -770,39 +736,18 @@ public final class IdempotencyEngine implements AutoCloseable {
     }
 
     private <T> Result<T> run(IdempotencyKey key, Object request, JavaType type, CallOptions options,
-            Execution.Runner<? extends T> runner) {
-        Objects.requireNonNull(key, "key must not be null: build one with IdempotencyKey.of(scope, operation, key)");
-        Objects.requireNonNull(request, "request must not be null: it is what the fingerprint is taken of; pass"
-                + " the request object, JSON text or bytes (for a request with no content, \"null\" or"
-                + " NullNode.getInstance())");
-        Objects.requireNonNull(options, "options");
+            BlockingCall.Runner<? extends T> runner) {
+        checkArguments(key, request, options);
         Objects.requireNonNull(runner, "work");
-        return new Execution<T>(this, key, type, options, runner).run(request);
-    }
-
-    /** Encodes a success value: {@link StoredBytes} as they are, anything else as JSON. */
-    byte[] encodeSuccess(Object value) {
-        return value instanceof StoredBytes b ? b.encode(codec) : codec.encodeSuccess(value);
-    }
-
-    /**
-     * Decodes a success outcome as {@code type}: a {@link StoredBytes} type views the stored bytes
-     * (a JSON outcome's text, too), and so does the untyped call for an outcome stored as bytes.
-     */
-    Object decodeSuccess(byte[] outcome, JavaType type) {
-        Class<?> raw = type.getRawClass();
-        if (raw == StoredBytes.class || raw == Object.class && codec.kind(outcome) == OutcomeCodec.Kind.BYTES) {
-            return StoredBytes.view(outcome, 1, outcome.length - 1);
-        }
-        return codec.decodeSuccess(outcome, type);
+        return new BlockingCall<T>(parts, key, type, options, runner).run(request);
     }
 
     // Work bound to another store would complete a record this engine never claimed: its fenced
     // completion matches nothing and it would be answered "lease lost", which is false.
     private void checkSameStore(AtomicWork<?> work) {
         IdempotencyStore bound = Objects.requireNonNull(work, "work").store();
-        if (bound != null && !store.isBackedBy(bound)) {
-            throw new ForeignStoreWorkException(store, bound);
+        if (bound != null && !parts.store().isBackedBy(bound)) {
+            throw new ForeignStoreWorkException(parts.store(), bound);
         }
     }
 
@@ -814,10 +759,6 @@ public final class IdempotencyEngine implements AutoCloseable {
         return width;
     }
 
-
-    long nextToken() {
-        return tokenBase + tokenCounter.incrementAndGet();
-    }
 
     /**
      * The longest duration the engine accepts for a TTL, lease, wait or hint (3650 days).

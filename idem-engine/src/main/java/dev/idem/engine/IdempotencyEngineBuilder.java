@@ -396,15 +396,16 @@ public final class IdempotencyEngineBuilder {
     // --- Asynchronous calls ---
 
     /**
-     * Where asynchronous calls run their store calls (claim, complete, release) and start
-     * their work; lease renewals have their own ({@link #leaseRenewalExecutor}). At most
-     * max(8, 4 &times; cores) store calls of the engine are handed to it at once, the rest
-     * wait in the engine without a thread. Default: a virtual thread per task on Java 21+,
-     * else a bounded pool of daemon platform threads (max(8, 4 &times; cores)), created on
-     * the first asynchronous call and shut down by {@link IdempotencyEngine#close()}. A given
+     * Where asynchronous calls run their claims over a blocking store and start their work; the
+     * calls of a key a call holds (its lease renewals, the write of its outcome, its release) run
+     * on the {@link #leaseRenewalExecutor}, so they never wait in this executor's queue behind
+     * other callers' claims. At most max(8, 4 &times; cores) claims of the engine are handed to it
+     * at once, the rest wait in the engine without a thread. Default: a virtual thread per task on
+     * Java 21+, else a bounded pool of daemon platform threads (max(8, 4 &times; cores)), created
+     * on the first asynchronous call and shut down by {@link IdempotencyEngine#close()}. A given
      * executor stays the caller's; it must not run tasks on an event loop, since store calls
-     * block. If it refuses the call that ends a claimed key (stores the outcome), that call
-     * runs on the engine's renewal threads instead, so the outcome is not lost.
+     * block. If the renewal executor refuses a call of a held key, it runs here instead, so the
+     * outcome is not lost.
      *
      * @param executor the executor
      * @return this builder
@@ -417,11 +418,13 @@ public final class IdempotencyEngineBuilder {
 
     /**
      * Where the heartbeat of pending asynchronous work, and of blocking work whose lease a
-     * caller's deadline shortened ({@link #minBudgetLease}), runs its lease renewals. Default: the
+     * caller's deadline shortened ({@link #minBudgetLease}), runs its lease renewals over a blocking
+     * store, and where an asynchronous call writes the outcome of the key it holds (or releases
+     * it). Default: the
      * engine's own, a virtual thread per renewal on Java 21+, else a pool of daemon platform
      * threads (4 &times; the async pool's, idle ones end), with a timer thread of their own
      * unless a {@link #scheduler} is given; created on the first renewal and shut down by
-     * {@link IdempotencyEngine#close()}. Renewals never run on the {@link #asyncExecutor}, whose
+     * {@link IdempotencyEngine#close()}. These calls never run on the {@link #asyncExecutor}, whose
      * queue holds other callers' claims: a renewal that waits behind them lets the lease lapse
      * and a duplicate run the work again. Give one only with capacity of its own (a
      * container's managed executor, say); it stays the caller's.

@@ -40,14 +40,14 @@ final class Recorder {
         void emit(Type type, int attempt);
     }
 
-    private final IdempotencyEngine engine;
+    private final EngineParts parts;
     private final IdempotencyKey key;
     private final Duration ttl;
     private final Events events;
     private final OutcomeFilter filter;
 
-    Recorder(IdempotencyEngine engine, IdempotencyKey key, Duration ttl, Events events, OutcomeFilter filter) {
-        this.engine = engine;
+    Recorder(EngineParts parts, IdempotencyKey key, Duration ttl, Events events, OutcomeFilter filter) {
+        this.parts = parts;
         this.key = key;
         this.ttl = ttl;
         this.events = events;
@@ -56,28 +56,36 @@ final class Recorder {
 
     /**
      * A success outcome: what is stored (filtered, then sealed) and the work's whole result in
-     * the outcome format (what the first caller of an untyped call decodes).
+     * the outcome format (what the first caller of an untyped call decodes); or, for one that cannot
+     * be stored, why ({@code notStored}, with its {@code cause} if any) and nothing else.
      */
-    record Encoded(byte[] stored, byte[] plain) {
+    record Encoded(byte[] stored, byte[] plain, String notStored, Throwable cause) {
+        Encoded(byte[] stored, byte[] plain) {
+            this(stored, plain, null, null);
+        }
+
+        static Encoded notStored(String reason, Throwable cause) {
+            return new Encoded(null, null, reason, cause);
+        }
+
+        boolean storable() {
+            return notStored == null;
+        }
     }
 
     /**
-     * Encodes a success outcome: the bytes, or null after {@code unstorable} got the answer for an
-     * outcome that cannot be stored (its marker then stored through {@code writes}).
+     * Encodes a success outcome: its bytes, or why it cannot be stored (not writable as JSON, refused
+     * by the filter or the key provider, over the engine's limit), for {@link #unstorable}.
      */
-    Encoded encodeSuccess(Object value, long token, int attempt, byte[] fingerprint, StoreWrites writes,
-            CompletableFuture<RuntimeException>[] unstorable) {
+    Encoded encodeSuccess(Object value, byte[] fingerprint) {
         Encoded outcome;
         try {
             outcome = encode(value, fingerprint);
         } catch (Unstorable e) {
-            unstorable[0] = unstorable(token, attempt, fingerprint, e.getMessage(), e.getCause(), writes);
-            return null;
+            return Encoded.notStored(e.getMessage(), e.getCause());
         }
-        if (outcome.stored.length > engine.maxOutcomeBytes) {
-            unstorable[0] = unstorable(token, attempt, fingerprint, "it is " + outcome.stored.length + " bytes, "
-                    + overLimit(), null, writes);
-            return null;
+        if (outcome.stored.length > parts.maxOutcomeBytes()) {
+            return Encoded.notStored("it is " + outcome.stored.length + " bytes, " + overLimit(), null);
         }
         return outcome;
     }
@@ -109,7 +117,7 @@ final class Recorder {
     private Encoded encode(Object value, byte[] fingerprint) throws Unstorable {
         byte[] plain;
         try {
-            plain = engine.encodeSuccess(value);
+            plain = parts.encodeSuccess(value);
         } catch (IdempotencyException e) {
             throw new Unstorable("the result cannot be written as JSON: "
                     + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
@@ -118,7 +126,7 @@ final class Recorder {
         // A filter reads JSON trees; bytes a caller rendered itself (an HTTP response frame) are not one.
         if (filter != null && !(value instanceof StoredBytes)) {
             try {
-                kept = engine.codec.keep(filter, key, plain);
+                kept = parts.codec().keep(filter, key, plain);
             } catch (Exception e) {
                 throw new Unstorable("the outcome filter threw " + e, e);
             }
@@ -129,14 +137,16 @@ final class Recorder {
     /** Seals an outcome for the record; a key provider's failure is a reason not to store it. */
     private byte[] seal(byte[] outcome, byte[] fingerprint) throws Unstorable {
         try {
-            return engine.sealer.seal(Sealer.Part.OUTCOME, key, fingerprint, outcome);
+            return parts.sealer().seal(Sealer.Part.OUTCOME, key, fingerprint, outcome);
         } catch (RuntimeException e) {
-            throw new Unstorable("the outcome could not be encrypted: " + e, e);
+            // Its class only: a key provider's message may name the key (a KMS ARN), and the marker that
+            // carries this reason is stored unencrypted when sealing fails.
+            throw new Unstorable("the outcome could not be encrypted (" + e.getClass().getName() + ")", e);
         }
     }
 
     private String overLimit() {
-        return "over the limit of " + engine.maxOutcomeBytes + " (IdempotencyEngineBuilder.maxOutcomeBytes)";
+        return "over the limit of " + parts.maxOutcomeBytes() + " (IdempotencyEngineBuilder.maxOutcomeBytes)";
     }
 
     /**
@@ -147,18 +157,18 @@ final class Recorder {
      */
     CompletableFuture<Boolean> completeSuccess(byte[] outcome, long token, int attempt, byte[] fingerprint,
             StoreWrites writes) {
-        long sent = engine.ticker.read();
+        long sent = parts.ticker().read();
         CompletableFuture<Boolean> written = completeWithRetries(token, outcome, writes);
         if (StoreWrites.succeeded(written) && written.join()) {
             // Stored at the first try, as nearly always: no stage chain to decide it.
             return stored(outcome, attempt, fingerprint, sent);
         }
         return StoreWrites.then(written, (completed, failure) -> {
-            Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
+            Throwable e = failure == null ? null : AsyncCall.unwrap(failure);
             if (e instanceof StoreUnavailableException && ((StoreUnavailableException) e).retryable()) {
                 // The claim is kept, so the lease holds duplicates off while the store recovers.
                 LOG.log(Level.WARNING, "the outcome of {0} is returned but not stored ({1}); retries may run the "
-                        + "work again once the lease lapses", key, e.getMessage());
+                        + "work again once the lease lapses", key.digest(), e.getMessage());
                 events.emit(Type.OUTCOME_NOT_STORED, attempt);
                 return CompletableFuture.completedFuture(false);
             }
@@ -181,7 +191,7 @@ final class Recorder {
     private CompletableFuture<Boolean> stored(byte[] outcome, int attempt, byte[] fingerprint, long sent) {
         events.emit(Type.FIRST_EXECUTION, attempt);
         cache(fingerprint, outcome, attempt, sent);
-        return StoreWrites.TRUE;
+        return DirectPort.TRUE;
     }
 
     /**
@@ -194,18 +204,18 @@ final class Recorder {
             int attempt, byte[] fingerprint, StoreWrites writes) {
         byte[] outcome;
         try {
-            outcome = seal(engine.codec.encodeFailure(answer.code(), answer.detail()), fingerprint);
+            outcome = seal(parts.codec().encodeFailure(answer.code(), answer.detail()), fingerprint);
         } catch (Unstorable e) {
             return unstorable(token, attempt, fingerprint, "the final failure '" + answer.code() + "' could not be"
                     + " stored: " + e.getMessage(), answer, writes);
         }
-        if (outcome.length > engine.maxOutcomeBytes) {
+        if (outcome.length > parts.maxOutcomeBytes()) {
             return unstorable(token, attempt, fingerprint, "the final failure '" + answer.code() + "' is "
                     + outcome.length + " bytes, " + overLimit(), answer, writes);
         }
-        long sent = engine.ticker.read();
+        long sent = parts.ticker().read();
         return StoreWrites.then(completeWithRetries(token, outcome, writes), (completed, failure) -> {
-            Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
+            Throwable e = failure == null ? null : AsyncCall.unwrap(failure);
             if (e == null && completed) {
                 events.emit(Type.FINAL_FAILURE_STORED, attempt);
                 cache(fingerprint, outcome, attempt, sent);
@@ -240,22 +250,22 @@ final class Recorder {
             Throwable cause, StoreWrites writes) {
         String shortened = reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) + "..." : reason;
         byte[] fullMarker = sealMarker(shortened, fingerprint);
-        String kept = fullMarker.length > engine.maxOutcomeBytes ? "" : shortened;
+        String kept = fullMarker.length > parts.maxOutcomeBytes() ? "" : shortened;
         byte[] marker = kept.isEmpty() && !shortened.isEmpty() ? sealMarker(kept, fingerprint) : fullMarker;
         OutcomeNotStoredException answer = new OutcomeNotStoredException(key, kept, false, cause);
         events.emit(Type.OUTCOME_NOT_STORED, attempt);
-        if (marker.length > engine.maxOutcomeBytes) {
+        if (marker.length > parts.maxOutcomeBytes()) {
             LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker fits the store;"
-                    + " retries may run the work again once the lease lapses", key);
+                    + " retries may run the work again once the lease lapses", key.digest());
             return CompletableFuture.completedFuture(answer);
         }
-        long sent = engine.ticker.read();
+        long sent = parts.ticker().read();
         return StoreWrites.then(completeWithRetries(token, marker, writes), (completed, failure) -> {
-            Throwable e = failure == null ? null : AsyncExecution.unwrap(failure);
+            Throwable e = failure == null ? null : AsyncCall.unwrap(failure);
             if (e instanceof StoreUnavailableException || e instanceof IllegalArgumentException) {
                 answer.addSuppressed(e);
                 LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker could be stored;"
-                        + " retries may run the work again once the lease lapses", key);
+                        + " retries may run the work again once the lease lapses", key.digest());
                 return CompletableFuture.<RuntimeException>completedFuture(answer);
             }
             if (e != null) {
@@ -264,7 +274,7 @@ final class Recorder {
             if (completed) {
                 cache(fingerprint, marker, attempt, sent);
                 LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored ({1}); "
-                        + "a marker was stored instead, so retries get the same error", key, reason);
+                        + "a marker was stored instead, so retries get the same error", key.digest(), reason);
                 return CompletableFuture.<RuntimeException>completedFuture(answer);
             }
             events.emit(Type.LEASE_LOST, attempt);
@@ -279,24 +289,14 @@ final class Recorder {
      * a failing key provider still cannot make the work run again.
      */
     private byte[] sealMarker(String reason, byte[] fingerprint) {
-        byte[] marker = engine.codec.encodeNotStored(reason);
+        byte[] marker = parts.codec().encodeNotStored(reason);
         try {
             return seal(marker, fingerprint);
         } catch (Unstorable e) {
             LOG.log(Level.WARNING, "the not-stored marker of {0} could not be encrypted ({1}); it is stored"
-                    + " unencrypted", key, e.getMessage());
+                    + " unencrypted", key.digest(), e.getMessage());
             return marker;
         }
-    }
-
-    /** {@link #release(Throwable, long, int, StoreWrites)} on this thread, blocking. */
-    boolean release(Throwable failure, long token, int attempt) {
-        return StoreWrites.join(release(failure, token, attempt, StoreWrites.blocking(engine, key)));
-    }
-
-    /** {@link #handBack(Throwable, long, int, StoreWrites)} on this thread, blocking. */
-    boolean handBack(Throwable failure, long token, int attempt) {
-        return StoreWrites.join(handBack(failure, token, attempt, StoreWrites.blocking(engine, key)));
     }
 
     /** Releases the key after a failure; completes with whether the release took effect. */
@@ -319,7 +319,7 @@ final class Recorder {
             int attempt) {
         return StoreWrites.then(write, (ok, e) -> {
             if (e != null) {
-                Throwable cause = AsyncExecution.unwrap(e);
+                Throwable cause = AsyncCall.unwrap(e);
                 if (cause instanceof Error) {
                     return Recorder.<Boolean>failed(cause);
                 }
@@ -340,8 +340,8 @@ final class Recorder {
      * first attempt's, when it was tried again).
      */
     void cache(byte[] fingerprint, byte[] outcome, int attempt, long sentTick) {
-        if (engine.nearCache != null && outcome != null) {
-            engine.nearCache.put(key, fingerprint, outcome, sentTick, ttl.toNanos(), attempt);
+        if (parts.nearCache() != null && outcome != null) {
+            parts.nearCache().put(key, fingerprint, outcome, sentTick, ttl.toNanos(), attempt);
         }
     }
 
@@ -360,8 +360,8 @@ final class Recorder {
      *
      * @throws StoreUnavailableException the last failure, if no attempt succeeded
      */
-    static boolean withRetries(IdempotencyEngine engine, BooleanSupplier write) {
-        StoreWrites writes = StoreWrites.blocking(engine, null);
+    static boolean withRetries(EngineParts parts, BooleanSupplier write) {
+        StoreWrites writes = new StoreWrites(parts.direct(), null, parts.completeAttempts());
         return StoreWrites.join(writes.withRetries(() -> {
             try {
                 return CompletableFuture.completedFuture(write.getAsBoolean());

@@ -4,7 +4,6 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.time.Ticker;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,8 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The claims of an engine's waiting duplicates, shared per key: however many callers of one key
  * wait in this engine (blocking or asynchronous), at most one claim of theirs is in the store at
  * a time, and after it a new one is sent only once its answer is older than the key's poll
- * interval. That interval starts at 10 ms and doubles, up to 500 ms, while the key stays in
- * progress, so a hot key costs the store at most about two claims a second per engine, and its
+ * interval ({@link PollSchedule}: 10 ms, doubling up to 500 ms while the key stays in progress), so a hot key costs the store at most about two claims a second per engine, and its
  * lease renewals never queue behind a crowd of claims for it.
  *
  * <p>A caller either {@linkplain Ticket#issuer() issues} the claim itself (with its own
@@ -24,8 +22,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * policy waits share; a fail-fast caller always claims for itself.
  */
 final class SharedPolls {
-    static final Duration FIRST_INTERVAL = Duration.ofMillis(10);
-    static final Duration MAX_INTERVAL = Duration.ofMillis(500);
     private static final int SWEEP_EVERY = 256;
 
     private final Ticker ticker;
@@ -39,8 +35,6 @@ final class SharedPolls {
     /** One claim of a key, in flight or answered. */
     static final class Poll {
         final CompletableFuture<ClaimResult> answer = new CompletableFuture<>();
-        /** Whether the claim runs on a caller's own (blocking) thread rather than an engine thread. */
-        final boolean blockingIssuer;
         /** How many polls before this one found the key in progress, one after another. */
         final int streak;
         /**
@@ -50,8 +44,7 @@ final class SharedPolls {
         final long sentAt;
         private volatile long answeredAt;
 
-        Poll(boolean blockingIssuer, int streak, long sentAt) {
-            this.blockingIssuer = blockingIssuer;
+        Poll(int streak, long sentAt) {
             this.streak = streak;
             this.sentAt = sentAt;
         }
@@ -114,14 +107,14 @@ final class SharedPolls {
      * This caller's part in the key's current poll: the one in flight, the last answer while it
      * is fresh, or a new poll this caller issues.
      */
-    Ticket join(IdempotencyKey key, boolean blocking) {
+    Ticket join(IdempotencyKey key) {
         Ticket[] ticket = new Ticket[1];
         polls.compute(key, (k, last) -> {
             if (last != null && (!last.answer.isDone() || fresh(last))) {
                 ticket[0] = new Ticket(this, k, last, false);
                 return last;
             }
-            Poll next = new Poll(blocking, last != null && last.foundInProgress() ? last.streak + 1 : 0,
+            Poll next = new Poll(last != null && last.foundInProgress() ? last.streak + 1 : 0,
                     ticker.read());
             ticket[0] = new Ticket(this, k, next, true);
             return next;
@@ -149,17 +142,13 @@ final class SharedPolls {
         if (poll.answer.isCompletedExceptionally()) {
             return false;
         }
-        return ticker.read() - poll.answeredAt < interval(poll.streak);
-    }
-
-    private static long interval(int streak) {
-        return Math.min(MAX_INTERVAL.toNanos(), FIRST_INTERVAL.toNanos() << Math.min(streak, 16));
+        return ticker.read() - poll.answeredAt < PollSchedule.intervalNanos(poll.streak);
     }
 
     private void sweep() {
         long now = ticker.read();
         polls.forEach((key, poll) -> {
-            if (poll.answer.isDone() && now - poll.answeredAt > 2 * MAX_INTERVAL.toNanos()) {
+            if (poll.answer.isDone() && now - poll.answeredAt > 2 * PollSchedule.MAX.toNanos()) {
                 polls.remove(key, poll);
             }
         });

@@ -43,16 +43,16 @@ import java.util.Set;
  *
  * <h2>What the engine learns here</h2>
  * The execution ends by this state, not by what the work made of the steps' exceptions:
- * {@link #settled()} (a step ran but cannot be journaled: the key fails finally),
+ * {@link #stepNotJournaled()} (a step ran but cannot be journaled: the key fails finally),
  * {@link #unjournaled()} (a step ran but its journal write failed: the claim is kept until
  * the lease lapses), {@link #journalMayHoldSteps()} (the key is handed back rather than
  * released, so its fingerprint stays bound) and {@link #unreplayedSteps()} (journaled steps
  * the work no longer runs).
  */
-abstract class StepContext implements ExecutionContext {
+abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
 
-    private final IdempotencyEngine engine;
+    private final EngineParts parts;
     private final IdempotencyKey stepKey;
     private final long token;
     private final Duration lease;
@@ -66,7 +66,7 @@ abstract class StepContext implements ExecutionContext {
     private boolean running;
     private boolean open = true;
     private RuntimeException stopped;
-    private StepNotJournaledException settled;
+    private StepNotJournaledException notJournaledFailure;
     private StoreUnavailableException unjournaled;
     private boolean checkpointed;
 
@@ -75,9 +75,9 @@ abstract class StepContext implements ExecutionContext {
      * @param owner the only thread steps may run in, or null to allow any thread (steps still
      *     run one at a time), for a driver whose work continues on other threads
      */
-    StepContext(IdempotencyEngine engine, IdempotencyKey key, StoredRecord claim, byte[] journal, Duration lease,
+    StepContext(EngineParts parts, IdempotencyKey key, StoredRecord claim, byte[] journal, Duration lease,
             Thread owner) {
-        this.engine = engine;
+        this.parts = parts;
         this.stepKey = key;
         this.token = claim.fencingToken();
         this.lease = lease;
@@ -94,29 +94,14 @@ abstract class StepContext implements ExecutionContext {
     /** The journal as stored: sealed to this record when the engine encrypts. */
     private byte[] seal(String name, StepJournal journal) {
         try {
-            return engine.sealer.seal(Sealer.Part.JOURNAL, stepKey, claimedFingerprint, journal.bytes());
+            return parts.sealer().seal(Sealer.Part.JOURNAL, stepKey, claimedFingerprint, journal.bytes());
         } catch (RuntimeException e) {
-            throw notJournaled(name, "its journal could not be encrypted (" + e + ")", e);
+            throw notJournaled(name, "its journal could not be encrypted (" + e.getClass().getName() + ")", e);
         }
     }
 
     /** Whether the lease has run out by the engine's ticker, so it must be renewed before a step. */
     abstract boolean leaseRanOut();
-
-    /**
-     * A heartbeat's renewal: extends the lease by {@code lease} from now, unless it already reaches
-     * further (the work extended it itself).
-     *
-     * @throws LeaseLostException if another worker took the key over
-     */
-    abstract void keepAlive(Duration lease);
-
-    /**
-     * {@link #keepAlive} through the store's non-blocking form (the engine has one): completes
-     * when the lease is renewed (or already reached further), fails with
-     * {@link LeaseLostException} if the token is not current, or with the store's failure.
-     */
-    abstract java.util.concurrent.CompletableFuture<java.time.Instant> keepAliveNonBlocking(Duration lease);
 
     /** The work has ended: no step may start from now on. */
     final synchronized void close() {
@@ -124,8 +109,8 @@ abstract class StepContext implements ExecutionContext {
     }
 
     /** The failure of a step that ran but cannot be journaled, or null: the key must fail finally with it. */
-    final synchronized StepNotJournaledException settled() {
-        return settled;
+    final synchronized StepNotJournaledException stepNotJournaled() {
+        return notJournaledFailure;
     }
 
     /** The store failure of a step that ran but whose journal write failed, or null: the claim must be kept. */
@@ -164,13 +149,13 @@ abstract class StepContext implements ExecutionContext {
     @Override
     public final <R> R step(String name, Class<R> type, StepAction<? extends R> action) throws Exception {
         Objects.requireNonNull(type, "type");
-        return run(name, engine.codec.mapper().constructType(type), Objects.requireNonNull(action, "action"));
+        return run(name, parts.codec().mapper().constructType(type), Objects.requireNonNull(action, "action"));
     }
 
     @Override
     public final <R> R step(String name, TypeReference<R> type, StepAction<? extends R> action) throws Exception {
         Objects.requireNonNull(type, "type");
-        return run(name, engine.codec.mapper().constructType(type), Objects.requireNonNull(action, "action"));
+        return run(name, parts.codec().mapper().constructType(type), Objects.requireNonNull(action, "action"));
     }
 
     @Override
@@ -186,14 +171,14 @@ abstract class StepContext implements ExecutionContext {
     public final <R> R atomicStep(String name, Class<R> type, AtomicStepAction<? extends R> action)
             throws Exception {
         Objects.requireNonNull(type, "type");
-        return runAtomic(name, engine.codec.mapper().constructType(type), Objects.requireNonNull(action, "action"));
+        return runAtomic(name, parts.codec().mapper().constructType(type), Objects.requireNonNull(action, "action"));
     }
 
     @Override
     public final <R> R atomicStep(String name, TypeReference<R> type, AtomicStepAction<? extends R> action)
             throws Exception {
         Objects.requireNonNull(type, "type");
-        return runAtomic(name, engine.codec.mapper().constructType(type), Objects.requireNonNull(action, "action"));
+        return runAtomic(name, parts.codec().mapper().constructType(type), Objects.requireNonNull(action, "action"));
     }
 
     @Override
@@ -309,7 +294,7 @@ abstract class StepContext implements ExecutionContext {
 
     private Object decode(String name, byte[] result, JavaType type) {
         try {
-            return engine.decodeSuccess(result, type);
+            return parts.decodeSuccess(result, type);
         } catch (IdempotencyException e) {
             throw new StepMismatchException(stepKey, name, "the journaled result of step '" + name + "' cannot be"
                     + " read as " + type + "; was the step's result type changed while keys were in flight?", e);
@@ -351,7 +336,7 @@ abstract class StepContext implements ExecutionContext {
 
     private byte[] encode(String name, Object value) {
         try {
-            return engine.encodeSuccess(value);
+            return parts.encodeSuccess(value);
         } catch (IdempotencyException e) {
             throw notJournaled(name, "its result cannot be journaled (" + e.getMessage() + ")", e);
         }
@@ -359,8 +344,8 @@ abstract class StepContext implements ExecutionContext {
 
     private StepJournal next(String name, byte[] result) {
         synchronized (this) {
-            long size = journal.sizeWith(name, result) + (engine.sealer.encrypts() ? Sealer.maxOverhead() : 0);
-            if (size > engine.maxOutcomeBytes) {
+            long size = journal.sizeWith(name, result) + (parts.sealer().encrypts() ? Sealer.maxOverhead() : 0);
+            if (size > parts.maxOutcomeBytes()) {
                 throw tooLarge(name, size);
             }
             return journal.append(name, result);
@@ -372,13 +357,14 @@ abstract class StepContext implements ExecutionContext {
                 + "' of idempotency key " + stepKey.key() + " on " + stepKey.operation() + " ran, but " + why
                 + "; its effect and those of earlier steps stand, and the key is failed finally so that no retry"
                 + " repeats them", cause);
-        LOG.log(Level.WARNING, failure.getMessage());
-        return settle(failure);
+        LOG.log(Level.WARNING, "step ''{0}'' of key {1} ran, but {2}; the key is failed finally", name,
+                stepKey.digest(), why);
+        return failForGood(failure);
     }
 
-    private synchronized RuntimeException settle(StepNotJournaledException failure) {
-        if (settled == null) {
-            settled = failure;
+    private synchronized RuntimeException failForGood(StepNotJournaledException failure) {
+        if (notJournaledFailure == null) {
+            notJournaledFailure = failure;
         }
         return stop(failure);
     }
@@ -412,7 +398,7 @@ abstract class StepContext implements ExecutionContext {
         }
         StoredRecord now;
         try {
-            now = engine.store.find(stepKey).orElse(null);
+            now = parts.store().find(stepKey).orElse(null);
         } catch (StoreUnavailableException e) {
             throw stop(e);
         }
@@ -462,9 +448,10 @@ abstract class StepContext implements ExecutionContext {
     }
 
     private RuntimeException tooLarge(String name, long size) {
-        StepNotJournaledException e = new StepJournalTooLargeException(stepKey, name, size, engine.maxOutcomeBytes);
-        LOG.log(Level.WARNING, e.getMessage());
-        return settle(e);
+        StepNotJournaledException e = new StepJournalTooLargeException(stepKey, name, size, parts.maxOutcomeBytes());
+        LOG.log(Level.WARNING, "step ''{0}'' of key {1} ran, but the journal with its result is {2} bytes, over the"
+                + " limit of {3}; the key is failed finally", name, stepKey.digest(), size, parts.maxOutcomeBytes());
+        return failForGood(e);
     }
 
     private synchronized RuntimeException stop(RuntimeException cause) {
@@ -475,7 +462,7 @@ abstract class StepContext implements ExecutionContext {
     }
 
     private boolean checkpointWithRetries(byte[] bytes) {
-        return Recorder.withRetries(engine, () -> engine.store.checkpoint(stepKey, token, bytes));
+        return Recorder.withRetries(parts, () -> parts.store().checkpoint(stepKey, token, bytes));
     }
 
     static String stepDownstreamKey(IdempotencyKey key, String step) {

@@ -208,7 +208,7 @@ class AsyncAttackTest {
                 scheduler.runDue();
             }
             assertThat(waiting).isCompletedExceptionally();
-            assertThat(AsyncExecution.unwrap(waiting.handle((r, e) -> e).join()))
+            assertThat(AsyncCall.unwrap(waiting.handle((r, e) -> e).join()))
                     .isInstanceOf(RequestInProgressException.class);
             // Neither an hour forward ended it early nor an hour back kept it going.
             assertThat(Duration.between(start, storeClock.instant())).isBetween(Duration.ofSeconds(10),
@@ -263,7 +263,7 @@ class AsyncAttackTest {
             assertThat(store.find(IdempotencyKey.of("t", "op", "k0")).orElseThrow().state())
                     .isEqualTo(RecordState.COMPLETED);
             works.get(1).complete("done 1");
-            assertThat(engine.async.inFlight()).isZero();
+            assertThat(engine.parts.async().inFlight()).isZero();
         }
     }
 }

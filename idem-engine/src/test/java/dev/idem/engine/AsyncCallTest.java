@@ -239,10 +239,10 @@ class AsyncCallTest {
 
     @Test
     void aCompletionExceptionWithoutCauseIsTheFailureItself() {
-        assertThat(AsyncExecution.unwrap(new CompletionException(null))).isInstanceOf(CompletionException.class);
-        assertThat(AsyncExecution.unwrap(new CompletionException(new ExecutionException(new Error("e")))))
+        assertThat(AsyncCall.unwrap(new CompletionException(null))).isInstanceOf(CompletionException.class);
+        assertThat(AsyncCall.unwrap(new CompletionException(new ExecutionException(new Error("e")))))
                 .isExactlyInstanceOf(Error.class);
-        assertThat(AsyncExecution.unwrap(new CompletionException(new Throwable("odd"))))
+        assertThat(AsyncCall.unwrap(new CompletionException(new Throwable("odd"))))
                 .isInstanceOf(java.lang.reflect.UndeclaredThrowableException.class);
     }
 

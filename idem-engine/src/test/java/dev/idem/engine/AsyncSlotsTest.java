@@ -108,7 +108,7 @@ class AsyncSlotsTest {
             }
         };
         try (IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
-                .asyncExecutor(executor).leaseRenewalExecutor(Runnable::run).scheduler(scheduler).lease(LEASE)
+                .asyncExecutor(executor).leaseRenewalExecutor(executor).scheduler(scheduler).lease(LEASE)
                 .maxAsyncCalls(4).build()) {
             engineRef.set(engine);
             for (int i = 0; i < 4; i++) {
@@ -120,7 +120,7 @@ class AsyncSlotsTest {
             assertThat(admittedMeanwhile).as("no slot is free while the cancelled callers' claims are in the store")
                     .hasSize(4).allSatisfy(f -> assertThat(failureOf(f)).isInstanceOf(AsyncCallsFullException.class));
             assertThat(runs).as("no work of a cancelled caller starts").hasValue(0);
-            assertThat(engine.async.inFlight()).as("every slot is back once the claims are given back").isZero();
+            assertThat(engine.parts.async().inFlight()).as("every slot is back once the claims are given back").isZero();
             for (int i = 0; i < 4; i++) {
                 assertThat(memory.find(key("k" + i)).map(StoredRecord::state))
                         .as("the key a cancelled caller won is given back at once").contains(RecordState.RELEASED);
@@ -153,7 +153,7 @@ class AsyncSlotsTest {
             scheduler.runDue();
             waiters.forEach(w -> w.cancel(true));
 
-            assertThat(engine.async.inFlight()).as("only the holder's slot is taken").isEqualTo(1);
+            assertThat(engine.parts.async().inFlight()).as("only the holder's slot is taken").isEqualTo(1);
             int claims = store.claims.get();
             for (int i = 0; i < 10; i++) {
                 clock.advance(Duration.ofSeconds(1));
@@ -162,7 +162,7 @@ class AsyncSlotsTest {
             assertThat(store.claims.get()).as("cancelled waiters claim no more").isEqualTo(claims);
             held.complete("ch_hot");
             assertThat(runs).hasValue(1);
-            assertThat(engine.async.inFlight()).isZero();
+            assertThat(engine.parts.async().inFlight()).isZero();
         }
     }
 
@@ -182,7 +182,7 @@ class AsyncSlotsTest {
 
             assertThat(answer.get().value()).as("the outcome is stored and answered").isEqualTo("ch_r");
             assertThat(memory.find(key("r")).map(StoredRecord::state)).contains(RecordState.COMPLETED);
-            assertThat(engine.async.inFlight()).as("the slot is back").isZero();
+            assertThat(engine.parts.async().inFlight()).as("the slot is back").isZero();
             assertThat(scheduler.pending()).as("the heartbeat stopped").isZero();
             int extensions = store.extensions.get();
             clock.advance(LEASE.multipliedBy(2));
@@ -218,10 +218,10 @@ class AsyncSlotsTest {
             assertThat(failureOf(refused)).isInstanceOf(StoreUnavailableException.class);
             assertThat(memory.find(key("q"))).as("nothing claimed").isEmpty();
             assertThat(failureOf(waiter)).as("its next poll refused").isInstanceOf(StoreUnavailableException.class);
-            assertThat(engine.async.inFlight()).as("only the holder's slot").isEqualTo(1);
+            assertThat(engine.parts.async().inFlight()).as("only the holder's slot").isEqualTo(1);
             executor.refusing = false;
             held.complete("ch_p");
-            assertThat(engine.async.inFlight()).isZero();
+            assertThat(engine.parts.async().inFlight()).isZero();
             assertThat(runs).hasValue(1);
         }
     }

@@ -61,7 +61,7 @@ class CallDeadlineTest {
     private final AtomicInteger runs = new AtomicInteger();
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final IdempotencyEngine engine = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
-            .sleeper(d -> clock.advance(d)).asyncExecutor(Runnable::run).scheduler(timer).lease(LEASE)
+            .sleeper(d -> clock.advance(d)).asyncExecutor(Runnable::run).leaseRenewalExecutor(Runnable::run).scheduler(timer).lease(LEASE)
             .listener(events::add).build();
 
     @AfterEach

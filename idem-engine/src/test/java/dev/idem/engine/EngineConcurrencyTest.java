@@ -165,7 +165,7 @@ class EngineConcurrencyTest {
                 .sleeper(d -> clock.advance(d))
                 .inProgress(InProgressPolicy.waitUpTo(Duration.ofMinutes(2))).build();
         // A holder that never completes: claimed directly, as a crashed process leaves it.
-        byte[] fp = engine.fingerprinter.fingerprint("pay", "{}", PointerSet.EMPTY);
+        byte[] fp = engine.parts.fingerprinter().fingerprint("pay", "{}", PointerSet.EMPTY);
         store.claim(key("crashed"), fp, 1, Duration.ofSeconds(30), Duration.ofHours(24));
         Result<String> r = engine.execute(key("crashed"), "{}", String.class, ctx -> "recovered " + ctx.attempt());
         assertThat(r.value()).isEqualTo("recovered 2");

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Paths that could run the work twice or give two answers for one outcome (issue 11). */
+/** Paths that could run the work twice or give two answers for one outcome. */
 class ExactlyOncePathsTest {
     private final MutableClock clock = new MutableClock();
     private final MemoryIdempotencyStore memory = MemoryIdempotencyStore.builder().clock(clock).build();
@@ -84,7 +84,7 @@ class ExactlyOncePathsTest {
         IdempotencyEngine engine = builder().inProgress(InProgressPolicy.waitUpTo(Duration.ofSeconds(10)))
                 .sleeper(clock::advance).build();
         IdempotencyKey k = key("busy");
-        memory.claim(k, engine.fingerprinter.fingerprint(k.operation(), "{}", PointerSet.EMPTY), 7,
+        memory.claim(k, engine.parts.fingerprinter().fingerprint(k.operation(), "{}", PointerSet.EMPTY), 7,
                 Duration.ofSeconds(2), Duration.ofHours(1));
         Result<String> r = engine.execute(k, "{}", String.class, ctx -> "after takeover");
         assertThat(r.value()).isEqualTo("after takeover");

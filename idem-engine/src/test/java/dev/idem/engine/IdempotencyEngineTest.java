@@ -119,7 +119,7 @@ class IdempotencyEngineTest {
     @Test
     void keyReuseWinsOverInProgress() throws Exception {
         IdempotencyKey k = key("busy");
-        store.claim(k, engine.fingerprinter.fingerprint(k.operation(), "{\"a\":1}", PointerSet.EMPTY),
+        store.claim(k, engine.parts.fingerprinter().fingerprint(k.operation(), "{\"a\":1}", PointerSet.EMPTY),
                 42, Duration.ofSeconds(30), Duration.ofHours(1));
         assertThatThrownBy(() -> engine.execute(k, "{\"a\":2}", Charge.class, charge("x")))
                 .isInstanceOf(KeyReusedException.class);
@@ -136,7 +136,7 @@ class IdempotencyEngineTest {
     @Test
     void retryAfterHintNeverExceedsTheLeaseLeft() {
         IdempotencyKey k = key("almost");
-        store.claim(k, engine.fingerprinter.fingerprint(k.operation(), "{}", PointerSet.EMPTY),
+        store.claim(k, engine.parts.fingerprinter().fingerprint(k.operation(), "{}", PointerSet.EMPTY),
                 42, Duration.ofMillis(300), Duration.ofHours(1));
         clock.advance(Duration.ofMillis(200));
         assertThatThrownBy(() -> engine.execute(k, "{}", Charge.class, charge("x")))

@@ -431,7 +431,7 @@ class StepsEndByTheEnginesRecordTest {
 
     @Test
     void aJournalOfExactlyTheLimitIsSavedAndOneByteMoreIsTooLargeForTheStepToo() throws Exception {
-        byte[] result = engine.codec.encodeSuccess("r");
+        byte[] result = engine.parts.codec().encodeSuccess("r");
         int exact = (int) StepJournal.empty().sizeWith("a", result);
         IdempotencyEngine tight = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
                 .maxOutcomeBytes(exact).build();

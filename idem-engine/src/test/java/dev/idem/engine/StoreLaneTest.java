@@ -3,6 +3,7 @@ package dev.idem.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.api.StoreUnavailableException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
@@ -30,6 +32,20 @@ class StoreLaneTest {
     private final ExecutorService pool = Executors.newFixedThreadPool(8);
     private final ExecutorService callers = Executors.newFixedThreadPool(4);
 
+    private StoreLane lane;
+
+    /** A laned port over a lane {@code width} wide (no store: the tests hand in the calls). */
+    private LanedPort laned(int width, Supplier<Executor> claims, Supplier<Executor> held) {
+        lane = new StoreLane(width);
+        return new LanedPort(null, lane, claims, held, d -> { });
+    }
+
+    /** A non-blocking port over a lane {@code width} wide, answering on the pool. */
+    private NonBlockingPort nonBlocking(int width) {
+        lane = new StoreLane(width);
+        return new NonBlockingPort(null, lane, new AsyncRuntime(pool, pool, null, Duration.ofMinutes(1), 100));
+    }
+
     @AfterEach
     void stop() {
         pool.shutdownNow();
@@ -38,14 +54,14 @@ class StoreLaneTest {
 
     @Test
     void neverMoreThanItsWidthOfBlockingCallsAtOnceAndEveryCallAnswered() throws Exception {
-        StoreLane lane = new StoreLane(3, () -> pool, () -> pool);
+        LanedPort port = laned(3, () -> pool, () -> pool);
         AtomicInteger underWay = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch threeIn = new CountDownLatch(3);
         CountDownLatch answered = new CountDownLatch(50);
         for (int i = 0; i < 50; i++) {
-            lane.call(i % 2 == 0, () -> {
+            port.call(i % 2 == 0, () -> {
                 most.accumulateAndGet(underWay.incrementAndGet(), Math::max);
                 threeIn.countDown();
                 await(release);
@@ -64,14 +80,42 @@ class StoreLaneTest {
     @Test
     void aHeldClaimsCallGoesBeforeWaitingClaims() throws Exception {
         AsyncSlotsTest.QueuedExecutor executor = new AsyncSlotsTest.QueuedExecutor();
-        StoreLane lane = new StoreLane(1, () -> executor, () -> executor);
+        LanedPort port = laned(1, () -> executor, () -> executor);
         List<String> order = new ArrayList<>();
-        lane.call(false, record(order, "first claim"), (v, e) -> { });
-        lane.call(false, record(order, "second claim"), (v, e) -> { });
-        lane.call(false, record(order, "third claim"), (v, e) -> { });
-        lane.call(true, record(order, "end of a held claim"), (v, e) -> { });
+        port.call(false, record(order, "first claim"), (v, e) -> { });
+        port.call(false, record(order, "second claim"), (v, e) -> { });
+        port.call(false, record(order, "third claim"), (v, e) -> { });
+        port.call(true, record(order, "end of a held claim"), (v, e) -> { });
         executor.drain();
         assertThat(order).containsExactly("first claim", "end of a held claim", "second claim", "third claim");
+        assertThat(lane.running()).isZero();
+    }
+
+    /**
+     * Claims that never answer (a store that holds them, a crowd of waiting duplicates) take at most
+     * the claims' share of the lane: a held key's call still finds a slot at once, and is answered.
+     */
+    @Test
+    void claimsThatNeverAnswerLeaveTheSlotsKeptForHeldKeys() throws Exception {
+        AsyncSlotsTest.QueuedExecutor claims = new AsyncSlotsTest.QueuedExecutor();
+        AsyncSlotsTest.QueuedExecutor held = new AsyncSlotsTest.QueuedExecutor();
+        LanedPort port = laned(4, () -> claims, () -> held);
+        AtomicInteger claimsStarted = new AtomicInteger();
+        for (int i = 0; i < 10; i++) {
+            port.call(false, () -> claimsStarted.incrementAndGet(), (v, e) -> { });
+        }
+        List<String> renewals = new ArrayList<>();
+        port.call(true, () -> "renewed", (v, e) -> renewals.add(v));
+        assertThat(lane.running()).as("three claims and the held key's call").isEqualTo(4);
+        held.drain();
+        assertThat(renewals).containsExactly("renewed");
+        assertThat(lane.running()).as("the claims keep their three slots; the kept one is free again").isEqualTo(3);
+        port.call(true, () -> "again", (v, e) -> renewals.add(v));
+        held.drain();
+        assertThat(renewals).containsExactly("renewed", "again");
+        assertThat(claimsStarted).as("no claim has run yet").hasValue(0);
+        claims.drain();
+        assertThat(claimsStarted).hasValue(10);
         assertThat(lane.running()).isZero();
     }
 
@@ -80,7 +124,7 @@ class StoreLaneTest {
     void callsEnteredFromManyThreadsWhileSlotsComeBackAreAllAnswered() throws Exception {
         int width = 1;
         int perCaller = 5000;
-        StoreLane lane = new StoreLane(width, () -> pool, () -> pool);
+        LanedPort port = laned(width, () -> pool, () -> pool);
         AtomicInteger underWay = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
         Map<Integer, Integer> answers = new ConcurrentHashMap<>();
@@ -93,7 +137,7 @@ class StoreLaneTest {
                 await(start);
                 for (int i = 0; i < perCaller; i++) {
                     int id = caller * perCaller + i;
-                    lane.call(random.nextBoolean(), () -> {
+                    port.call(random.nextBoolean(), () -> {
                         most.accumulateAndGet(underWay.incrementAndGet(), Math::max);
                         underWay.decrementAndGet();
                         return id;
@@ -114,11 +158,11 @@ class StoreLaneTest {
 
     @Test
     void aNonBlockingLaneHoldsASlotUntilTheStoresStageCompletesAndAnswersOnTheExecutor() throws Exception {
-        StoreLane lane = new StoreLane(2, true, () -> pool, () -> pool);
+        NonBlockingPort port = nonBlocking(2);
         List<CompletableFuture<String>> store = new ArrayList<>();
         List<CompletableFuture<String>> results = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            results.add(lane.start(false, () -> {
+            results.add(port.start(false, () -> {
                 CompletableFuture<String> reply = new CompletableFuture<>();
                 synchronized (store) {
                     store.add(reply);
@@ -150,13 +194,13 @@ class StoreLaneTest {
     void aRefusingExecutorAnswersClaimsWithAStoreErrorRunsHeldClaimsElsewhereAndKeepsNoSlot() throws Exception {
         AsyncSlotsTest.QueuedExecutor executor = new AsyncSlotsTest.QueuedExecutor();
         AsyncSlotsTest.QueuedExecutor fallback = new AsyncSlotsTest.QueuedExecutor();
-        StoreLane lane = new StoreLane(1, () -> executor, () -> fallback);
+        LanedPort port = laned(1, () -> executor, () -> fallback);
         AtomicInteger ran = new AtomicInteger();
         List<Throwable> failures = new ArrayList<>();
         executor.refusing = true;
-        lane.call(false, () -> ran.incrementAndGet(), (v, e) -> failures.add(e));
-        lane.call(true, () -> ran.incrementAndGet(), (v, e) -> { });
-        lane.call(false, () -> ran.incrementAndGet(), (v, e) -> failures.add(e));
+        port.call(false, () -> ran.incrementAndGet(), (v, e) -> failures.add(e));
+        port.call(true, () -> ran.incrementAndGet(), (v, e) -> { });
+        port.call(false, () -> ran.incrementAndGet(), (v, e) -> failures.add(e));
         assertThat(lane.running()).as("the held claim's call keeps its slot until it ran").isOne();
         fallback.drain();
         assertThat(ran.get()).as("only the held claim's call ran, on the fallback").isOne();

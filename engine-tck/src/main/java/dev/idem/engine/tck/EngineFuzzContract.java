@@ -35,6 +35,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Engine-level fuzz over the store under test: three engines (two on one store instance,
@@ -150,6 +152,23 @@ public abstract class EngineFuzzContract {
     @Test
     void manyWaitingDuplicatesOnHotKeysNeverTakeALiveWorkersKey() throws Exception {
         HotKeyLoad.asConfigured(fixture).run();
+    }
+
+    /**
+     * A key claimed under one fingerprint version (plain, or keyed under a first secret) and its
+     * duplicates on an engine that turned keyed fingerprints on (or rotated the secret): waiters
+     * sharing one poll (blocking and asynchronous), a fail-fast caller's own claim, a waiter's own
+     * polls and the near cache all see the same request and replay its outcome (see
+     * {@code FingerprintVersionChange}).
+     *
+     * @param change how the duplicates' engine differs from the holder's
+     * @throws Exception if the run fails
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(FingerprintVersionChange.Change.class)
+    void everyWaitingPathReplaysAcrossAFingerprintVersionChange(FingerprintVersionChange.Change change)
+            throws Exception {
+        new FingerprintVersionChange(fixture).run(change);
     }
 
     private void fuzz(long seed, boolean mixAsync) throws Exception {

@@ -49,6 +49,13 @@ import java.util.function.BiFunction;
  * each key's work ran once, every caller got that execution's value (replayed, except its own
  * caller), and the store saw at most two claims of a key per engine per step however many
  * duplicates wait (one shared poll per key per interval in an engine).
+ *
+ * <p>{@link #overNonBlockingForm} runs the same over the store's non-blocking form: each engine
+ * whose store instance offers one reaches it through a client of {@value #CLIENT_CONNECTIONS} connections (its
+ * {@code maxCallsInFlight()}, as a client sized to its HTTP pool declares), whose answers come later
+ * the more calls it holds; the held claims keep their connections. Fewer connections than hot keys:
+ * an engine that lets its waiters' claims take every connection leaves its holder's renewal queued
+ * behind them, and the run fails at the first renewal due.
  */
 final class HotKeyLoad {
     private static final int KEYS = 5;
@@ -63,10 +70,16 @@ final class HotKeyLoad {
     private static final Duration FILL_WAIT = Duration.ofMillis(50);
     /** How far a store may round the lease it keeps from the one it reports. */
     private static final Duration STORE_ROUNDING = Duration.ofSeconds(1);
+    /** Connections of each engine's client of the non-blocking form: fewer than the hot keys. */
+    static final int CLIENT_CONNECTIONS = 4;
 
     private final StoreFixture fixture;
     private final BiFunction<IdempotencyEngineBuilder, Executor, IdempotencyEngineBuilder> configure;
     private final Runnable afterHolderRenewal;
+    /** The connections of each engine's client of the non-blocking form; 0 for a run without it. */
+    private final int nonBlockingWidth;
+    /** The calls in flight that client declares (its connections, unless a test says otherwise). */
+    private final int declaredWidth;
     private final Duration lease;
     private final Duration step;
     private final SteppedTime time;
@@ -163,6 +176,14 @@ final class HotKeyLoad {
     HotKeyLoad(StoreFixture fixture,
             BiFunction<IdempotencyEngineBuilder, Executor, IdempotencyEngineBuilder> configure,
             Runnable afterHolderRenewal) {
+        this(fixture, configure, afterHolderRenewal, 0, 0);
+    }
+
+    private HotKeyLoad(StoreFixture fixture,
+            BiFunction<IdempotencyEngineBuilder, Executor, IdempotencyEngineBuilder> configure,
+            Runnable afterHolderRenewal, int nonBlockingWidth, int declaredWidth) {
+        this.nonBlockingWidth = nonBlockingWidth;
+        this.declaredWidth = declaredWidth;
         this.fixture = fixture;
         this.configure = configure;
         this.afterHolderRenewal = afterHolderRenewal;
@@ -177,6 +198,24 @@ final class HotKeyLoad {
             hot.add(h.key);
         }
         this.probe = new LoadProbe(hot, time, REAL_BOUND);
+    }
+
+    /**
+     * The run over the store's non-blocking form (the fixture's store must offer one), through
+     * clients of {@value #CLIENT_CONNECTIONS} connections that slow down as they fill.
+     */
+    static HotKeyLoad overNonBlockingForm(StoreFixture fixture) {
+        return overNonBlockingForm(fixture, CLIENT_CONNECTIONS);
+    }
+
+    /**
+     * As {@link #overNonBlockingForm(StoreFixture)}, with clients that declare {@code declared} calls
+     * in flight over their {@value #CLIENT_CONNECTIONS} connections (more lets the engine's claims
+     * take every connection: the kit's own test of the case).
+     */
+    static HotKeyLoad overNonBlockingForm(StoreFixture fixture, int declared) {
+        return new HotKeyLoad(fixture, (b, executor) -> executor == null ? b : b.asyncExecutor(executor), () -> { },
+                CLIENT_CONNECTIONS, declared);
     }
 
     /** The run with the engines as they come: {@code configure} sets the given executor, if any. */
@@ -220,6 +259,7 @@ final class HotKeyLoad {
             }
             engines.forEach(IdempotencyEngine::close);
             pools.forEach(ExecutorService::shutdownNow);
+            probe.close();
         }
     }
 
@@ -235,7 +275,8 @@ final class HotKeyLoad {
     private void engine(dev.idem.api.store.IdempotencyStore store, Executor executor, String shape) {
         AtomicInteger heldHere = new AtomicInteger();
         held.add(heldHere);
-        IdempotencyEngineBuilder b = IdempotencyEngine.builder().store(probe.wrap(store, heldHere))
+        IdempotencyEngineBuilder b = IdempotencyEngine.builder().store(probe.wrap(store, heldHere,
+                store.nonBlocking().isPresent() ? nonBlockingWidth : 0, declaredWidth))
                 .ticker(time.ticker())
                 .scheduler(timer).sleeper(time.sleeper()).lease(lease).ttl(lease.multipliedBy(20))
                 .inProgress(InProgressPolicy.waitUpTo(lease.multipliedBy(6)));

@@ -4,23 +4,43 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.NonBlockingStore;
+import dev.idem.api.store.StoredRecord;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * What a load run sees of the store, from outside the engines: claims of the hot keys counted
  * per step and held at a gate while the test looks for lease renewals (so a renewal that waits
  * behind waiting duplicates' claims never comes), each key's lease as the store last granted it,
  * and its completions. Wraps every store instance of the run.
+ *
+ * <p>For a run over the store's non-blocking form, each engine's view also offers that form
+ * through a client of its own that has only {@code width} connections (its
+ * {@code maxCallsInFlight()}): a call waits for a free one, a held claim keeps its connection until
+ * the gate opens, and every answer comes later the more calls are in the client, as from a store
+ * that slows down as its queue grows. A renewal that the engine lets queue behind its waiters'
+ * claims then never comes.
  */
-final class LoadProbe {
+final class LoadProbe implements AutoCloseable {
+    /** How much later each call in a client makes an answer come, in real time. */
+    private static final long SLOWER_PER_CALL_MILLIS = 2;
     private final Set<IdempotencyKey> hot;
     private final SteppedTime time;
     private final Duration bound;
@@ -33,6 +53,13 @@ final class LoadProbe {
     private long openings;
     private Instant storeBase;
     private long tickerBase;
+    /** Non-blocking claims held at the gate, each with the opening it arrived at. */
+    private final List<Runnable> heldCalls = new ArrayList<>();
+    private final ScheduledExecutorService answers = Executors.newSingleThreadScheduledExecutor(task -> {
+        Thread t = new Thread(task, "tck-load-store-answers");
+        t.setDaemon(true);
+        return t;
+    });
 
     LoadProbe(Set<IdempotencyKey> hot, SteppedTime time, Duration bound) {
         this.hot = hot;
@@ -46,14 +73,40 @@ final class LoadProbe {
      * @param held counts this engine's claims held at the gate now
      */
     IdempotencyStore wrap(IdempotencyStore store, AtomicInteger held) {
+        return wrap(store, held, 0);
+    }
+
+    /**
+     * {@code store} as one engine sees it, and if {@code width} is positive its non-blocking form
+     * through a client of {@code width} connections.
+     *
+     * @param held counts this engine's claims held at the gate now
+     */
+    IdempotencyStore wrap(IdempotencyStore store, AtomicInteger held, int width) {
+        return wrap(store, held, width, width);
+    }
+
+    /**
+     * As {@link #wrap(IdempotencyStore, AtomicInteger, int)}, with a client that declares
+     * {@code declared} calls in flight whatever its connections (a misconfigured client, for the
+     * kit's own tests).
+     */
+    IdempotencyStore wrap(IdempotencyStore store, AtomicInteger held, int width, int declared) {
+        NonBlockingStore form = width < 1 ? null : new SlowClient(store.nonBlocking().orElseThrow(() ->
+                new IllegalStateException(store + " offers no non-blocking form")), held, width, declared);
         return new ForwardingIdempotencyStore(store) {
+            @Override
+            public Optional<NonBlockingStore> nonBlocking() {
+                return Optional.ofNullable(form);
+            }
+
             @Override
             public ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease,
                     Duration ttl) {
                 if (!hot.contains(key)) {
                     return delegate().claim(key, fingerprint, token, lease, ttl);
                 }
-                claims.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+                counted(key);
                 held.incrementAndGet();
                 synchronized (LoadProbe.this) {
                     LoadProbe.this.notifyAll();
@@ -64,16 +117,7 @@ final class LoadProbe {
                     held.decrementAndGet();
                 }
                 ClaimResult result = delegate().claim(key, fingerprint, token, lease, ttl);
-                seen(result.storeTime());
-                if (result.claimed()) {
-                    granted(key, result.record().leaseExpiresAt());
-                    if (result.status() == ClaimResult.Status.TAKEN_OVER) {
-                        takenOver.add(key);
-                        synchronized (LoadProbe.this) {
-                            LoadProbe.this.notifyAll();
-                        }
-                    }
-                }
+                claimed(key, result);
                 return result;
             }
 
@@ -88,14 +132,51 @@ final class LoadProbe {
             public boolean complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
                 boolean done = delegate().complete(key, token, outcome, ttl);
                 if (done) {
-                    completions.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-                    synchronized (LoadProbe.this) {
-                        LoadProbe.this.notifyAll();
-                    }
+                    completed(key);
                 }
                 return done;
             }
         };
+    }
+
+    private void claimed(IdempotencyKey key, ClaimResult result) {
+        seen(result.storeTime());
+        if (result.claimed()) {
+            granted(key, result.record().leaseExpiresAt());
+            if (result.status() == ClaimResult.Status.TAKEN_OVER) {
+                takenOver.add(key);
+                synchronized (this) {
+                    notifyAll();
+                }
+            }
+        }
+    }
+
+    private void counted(IdempotencyKey key) {
+        claims.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+    }
+
+    private void completed(IdempotencyKey key) {
+        completions.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+        synchronized (this) {
+            notifyAll();
+        }
+    }
+
+    /** Sends a non-blocking claim now, or holds it (and its connection) until the gate opens. */
+    private void sendOrHold(Runnable send, AtomicInteger held) {
+        synchronized (this) {
+            if (gateClosed) {
+                held.incrementAndGet();
+                heldCalls.add(() -> {
+                    held.decrementAndGet();
+                    send.run();
+                });
+                notifyAll();
+                return;
+            }
+        }
+        send.run();
     }
 
     private synchronized void seen(Instant storeTime) {
@@ -124,10 +205,147 @@ final class LoadProbe {
         gateClosed = true;
     }
 
-    synchronized void openGate() {
-        gateClosed = false;
-        openings++;
-        notifyAll();
+    void openGate() {
+        List<Runnable> release;
+        synchronized (this) {
+            gateClosed = false;
+            openings++;
+            notifyAll();
+            release = new ArrayList<>(heldCalls);
+            heldCalls.clear();
+        }
+        release.forEach(Runnable::run);
+    }
+
+    @Override
+    public void close() {
+        openGate();
+        answers.shutdownNow();
+    }
+
+    /**
+     * An engine's client of the store's non-blocking form: {@code width} connections, calls waiting
+     * for one in order, and answers that come {@link #SLOWER_PER_CALL_MILLIS} later for each call in
+     * the client when the store answered.
+     */
+    private final class SlowClient implements NonBlockingStore {
+        private final NonBlockingStore form;
+        private final AtomicInteger held;
+        private final int width;
+        private final int declared;
+        private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
+        private int connected;
+
+        SlowClient(NonBlockingStore form, AtomicInteger held, int width, int declared) {
+            this.form = form;
+            this.held = held;
+            this.width = width;
+            this.declared = declared;
+        }
+
+        @Override
+        public int maxCallsInFlight() {
+            return declared;
+        }
+
+        private <R> CompletionStage<R> call(Supplier<CompletionStage<R>> body, IdempotencyKey heldClaim,
+                Consumer<R> seenOk) {
+            CompletableFuture<R> answer = new CompletableFuture<>();
+            Runnable send = () -> {
+                CompletionStage<R> stage;
+                try {
+                    stage = body.get();
+                } catch (RuntimeException e) {
+                    stage = CompletableFuture.failedFuture(e);
+                }
+                stage.whenComplete((r, e) -> {
+                    long later;
+                    synchronized (this) {
+                        later = SLOWER_PER_CALL_MILLIS * (connected + waiting.size());
+                    }
+                    Runnable reply = () -> {
+                        disconnect();
+                        if (e == null) {
+                            seenOk.accept(r);
+                            answer.complete(r);
+                        } else {
+                            answer.completeExceptionally(e);
+                        }
+                    };
+                    try {
+                        answers.schedule(reply, later, TimeUnit.MILLISECONDS);
+                    } catch (RuntimeException shutDown) {
+                        reply.run();
+                    }
+                });
+            };
+            Runnable connect = heldClaim == null ? send : () -> sendOrHold(send, held);
+            boolean now;
+            synchronized (this) {
+                now = connected < width;
+                if (now) {
+                    connected++;
+                } else {
+                    waiting.add(connect);
+                }
+            }
+            if (now) {
+                connect.run();
+            }
+            return answer;
+        }
+
+        private void disconnect() {
+            Runnable next;
+            synchronized (this) {
+                next = waiting.poll();
+                if (next == null) {
+                    connected--;
+                }
+            }
+            if (next != null) {
+                next.run();
+            }
+        }
+
+        @Override
+        public CompletionStage<ClaimResult> claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease,
+                Duration ttl) {
+            if (!hot.contains(key)) {
+                return call(() -> form.claim(key, fingerprint, token, lease, ttl), null, r -> { });
+            }
+            counted(key);
+            return call(() -> form.claim(key, fingerprint, token, lease, ttl), key, r -> claimed(key, r));
+        }
+
+        @Override
+        public CompletionStage<Boolean> complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
+            return call(() -> form.complete(key, token, outcome, ttl), null, done -> {
+                if (done) {
+                    completed(key);
+                }
+            });
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(IdempotencyKey key, long token) {
+            return call(() -> form.release(key, token), null, r -> { });
+        }
+
+        @Override
+        public CompletionStage<Boolean> checkpoint(IdempotencyKey key, long token, byte[] journal) {
+            return call(() -> form.checkpoint(key, token, journal), null, r -> { });
+        }
+
+        @Override
+        public CompletionStage<Optional<Instant>> extendLease(IdempotencyKey key, long token, Duration lease) {
+            return call(() -> form.extendLease(key, token, lease), null, until -> until.ifPresent(u -> granted(key, u)));
+        }
+
+        @Override
+        public CompletionStage<Optional<StoredRecord>> find(IdempotencyKey key) {
+            return call(() -> form.find(key), null, r -> { });
+        }
     }
 
     private synchronized void passGate() {

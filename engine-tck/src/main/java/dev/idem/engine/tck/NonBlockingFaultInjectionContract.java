@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -123,6 +124,37 @@ public abstract class NonBlockingFaultInjectionContract {
             }
         }
         return all.stream();
+    }
+
+    /**
+     * {@link EngineFuzzContract}'s hot-key load case over the store's non-blocking form: every
+     * engine's client of the form has fewer connections than there are hot keys and answers more
+     * slowly the more calls it holds, and the waiting duplicates' claims are held in it while the
+     * work is pending; every live holder's renewal must still reach the store in time, its work run
+     * once, and every caller get its value.
+     *
+     * @throws Exception if the run fails
+     */
+    @Test
+    void manyWaitingDuplicatesOnHotKeysNeverTakeALiveWorkersKeyThroughTheNonBlockingForm() throws Exception {
+        HotKeyLoad.overNonBlockingForm(fixture).run();
+    }
+
+    /**
+     * A key claimed under one fingerprint version (plain, or keyed under a first secret) and its
+     * duplicates on an engine that turned keyed fingerprints on (or rotated the secret): waiters
+     * sharing one poll (blocking and asynchronous), a fail-fast caller's own claim, a waiter's own
+     * polls and the near cache all see the same request and replay its outcome, the asynchronous
+     * ones through the store's non-blocking form (see {@code FingerprintVersionChange}).
+     *
+     * @param change how the duplicates' engine differs from the holder's
+     * @throws Exception if the run fails
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(FingerprintVersionChange.Change.class)
+    void everyWaitingPathReplaysAcrossAFingerprintVersionChange(FingerprintVersionChange.Change change)
+            throws Exception {
+        new FingerprintVersionChange(fixture).run(change);
     }
 
     private IdempotencyKey key(String name) {

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * The hot-key load case must reject what it exists to catch: the memory store passes it; a store
  * that acknowledges lease extensions it never makes (a duplicate could take a live worker's key)
  * is caught by the lease it holds; an engine whose renewals share the async executor's queue with the waiting
- * duplicates' claims (as before issue 30) is caught at the first renewal that falls due.
+ * duplicates' claims (as the engine once did) is caught at the first renewal that falls due.
  */
 class HotKeyLoadCatchesBrokenStoresTest {
 
@@ -62,6 +62,23 @@ class HotKeyLoadCatchesBrokenStoresTest {
     void aStoreThatFakesLeaseExtensionsIsCaught() {
         assertThatThrownBy(() -> HotKeyLoad.asConfigured(MemoryFixture.wrapped(FakesExtensions::new)).run())
                 .isInstanceOf(AssertionError.class).hasMessageContaining("answers lease extensions it does not make");
+    }
+
+    @Test
+    void overTheNonBlockingFormTheMemoryStorePasses() {
+        assertThatCode(() -> HotKeyLoad.overNonBlockingForm(MemoryFixture.wrapped(NonBlockingMemory::new)).run())
+                .doesNotThrowAnyException();
+    }
+
+    /**
+     * A client that declares more calls in flight than it has connections lets the engine's claims
+     * take every connection, as an engine did that sent renewals past its lane (the work of 92 of
+     * 100 hot keys ran twice over a DynamoDB client): the renewal queues behind the held claims.
+     */
+    @Test
+    void overTheNonBlockingFormRenewalsQueuedBehindTheWaitersClaimsAreCaught() {
+        assertThatThrownBy(() -> HotKeyLoad.overNonBlockingForm(MemoryFixture.wrapped(NonBlockingMemory::new), 64)
+                .run()).isInstanceOf(AssertionError.class).hasMessageContaining("renewals queue behind waiters");
     }
 
     @Test

@@ -19,11 +19,14 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.support.descriptor.MethodSource;
 import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.PostDiscoveryFilter;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherConfig;
@@ -105,7 +108,11 @@ class LettuceNonBlockingCatchesBrokenFormsTest {
 
     @Test
     void theEngineKitRejectsAFormThatAcknowledgesACompletionItNeverSent() {
-        Map<String, String> failures = run(EngineKitOnCompletionNeverSent.class);
+        // Not the kit's load and fingerprint-version cases: over a completion never sent they only wait out
+        // their bounds before failing, and they check other things.
+        Map<String, String> failures = run(EngineKitOnCompletionNeverSent.class,
+                name -> !name.equals("manyWaitingDuplicatesOnHotKeysNeverTakeALiveWorkersKeyThroughTheNonBlockingForm")
+                        && !name.equals("everyWaitingPathReplaysAcrossAFingerprintVersionChange"));
         assertThat(failures).as("engine kit tests failing").containsKeys(CAMPAIGN,
                 "aStaleWorkersCompletionThroughTheFormIsRefused");
         assertThat(failures.get(CAMPAIGN)).contains("found the key unsettled");
@@ -183,6 +190,11 @@ class LettuceNonBlockingCatchesBrokenFormsTest {
 
     /** The failed tests of {@code kit} by method name, with their messages. */
     private static Map<String, String> run(Class<?> kit) {
+        return run(kit, name -> true);
+    }
+
+    /** The failed tests of {@code kit} among the methods {@code selected} names, by name, with their messages. */
+    private static Map<String, String> run(Class<?> kit, Predicate<String> selected) {
         Map<String, String> failures = new TreeMap<>();
         TestExecutionListener listener = new TestExecutionListener() {
             @Override
@@ -197,7 +209,10 @@ class LettuceNonBlockingCatchesBrokenFormsTest {
         };
         Launcher launcher = LauncherFactory.create(LauncherConfig.builder()
                 .enableTestExecutionListenerAutoRegistration(false).build());
-        launcher.execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(kit))
+        PostDiscoveryFilter only = descriptor -> FilterResult.includedIf(descriptor.getSource()
+                .filter(MethodSource.class::isInstance).map(MethodSource.class::cast)
+                .map(m -> selected.test(m.getMethodName())).orElse(true));
+        launcher.execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(kit)).filters(only)
                 .configurationParameter("jqwik.shrinking.default", "OFF").build(), listener);
         System.out.printf("%s: %d failed %s%n", kit.getSimpleName(), failures.size(), failures.keySet());
         return failures;

@@ -15,28 +15,23 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.function.BiConsumer;
-import java.util.function.Function;
 
 /**
- * The asynchronous driver of one {@link Execution}: the same steps as the blocking call
- * (fingerprint, near cache, claim and judge, run, {@link Execution#finish finish}), so both end a
- * key alike and answer alike; only where they run and how they wait differ.
+ * The asynchronous driver of one call: the same decisions as the blocking one ({@link Execution}:
+ * fingerprint, near cache, judge, {@link Execution#finish finish}), through the call's
+ * {@link StorePort} (the engine's laned or non-blocking one), so both end a key alike and answer
+ * alike; only where they run and how they wait differ.
  *
  * <ul>
- *   <li>Every store call goes through one of the engine's {@link StoreLane}s: onto its async
- *       executor, never on the caller's thread, for a blocking store; for a store that offers a
- *       {@link dev.idem.api.store.NonBlockingStore}, as a non-blocking call that holds no thread
- *       while the store answers (its answer is handed to the executor, never handled on the
- *       client's I/O thread). The fingerprint (CPU only), a near-cache replay and a replay of a
- *       poll another waiter just made are done on the caller's.</li>
+ *   <li>Every store call goes through the port, never on the caller's thread for a blocking store;
+ *       the fingerprint (CPU only), a near-cache replay and a replay of a poll another waiter just
+ *       made are done on the caller's.</li>
  *   <li>A duplicate that waits for an in-progress key polls from a {@link Scheduler} task: no
  *       thread is parked meanwhile, and its claims are shared with the engine's other waiters of
  *       the key ({@link SharedPolls}), so a crowd of them sends one claim per poll interval.</li>
  *   <li>The work's stage is watched, not blocked on; from the claim on a {@link Heartbeat} extends
- *       the lease on the engine's renewal threads. The stage's outcome goes back through the lane
- *       (ahead of waiting claims), where {@code finish} completes, stores the failure, or releases
- *       the key.</li>
+ *       the lease through the port. Once the stage completes, the key is ended off the thread that
+ *       completed it, its writes going before waiting claims.</li>
  *   <li>Cancelling the answer while the call waits for its next poll stops it at once and returns
  *       its slot. Cancelled while its claim is in the store, the call gives back a key it won there
  *       (its work never starts) and then returns its slot. Once the work started, cancelling detaches
@@ -48,46 +43,48 @@ import java.util.function.Function;
  * The answer completes with the very exception the blocking call would throw, never wrapped in
  * a {@link CompletionException}.
  */
-final class AsyncExecution<T> {
+final class AsyncCall<T> {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
-    private static final VarHandle RELEASED;
+    private static final VarHandle SLOT_RETURNED;
 
     static {
         try {
-            RELEASED = MethodHandles.lookup().findVarHandle(AsyncExecution.class, "released", boolean.class);
+            SLOT_RETURNED = MethodHandles.lookup().findVarHandle(AsyncCall.class, "slotReturned", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    private final IdempotencyEngine engine;
+    private final EngineParts parts;
     private final IdempotencyKey key;
     private final Execution<T> execution;
     private final AsyncWork<? extends T> work;
+    private final StorePort port;
     private final Executor executor;
     private final Scheduler scheduler;
     private final CompletableFuture<Result<T>> answer = new CompletableFuture<>();
-    /** Whether this call's slot was returned (through {@link #RELEASED}: once, whoever gets there first). */
-    private volatile boolean released;
+    /** Whether this call's slot was returned (through {@link #SLOT_RETURNED}: once, whoever gets there first). */
+    private volatile boolean slotReturned;
     /** Whether {@link #answer} is watched for a caller that cancels while this call waits for a poll. */
-    private boolean watched;
+    private boolean cancelWatched;
     /**
      * Whether the engine does something for this call now (a claim in the store, the work, a
      * give-back): false only while it waits for its next poll. Its slot among the engine's
      * {@code maxAsyncCalls} is returned once the answer is done and this is false.
      */
-    private volatile boolean busy = true;
+    private volatile boolean active = true;
     private volatile Scheduler.Cancellable nextPoll;
     private byte[] fingerprint;
     private Execution<T>.Waiting waiting;
 
-    AsyncExecution(IdempotencyEngine engine, IdempotencyKey key, Execution<T> execution, AsyncWork<? extends T> work) {
-        this.engine = engine;
-        this.key = key;
+    AsyncCall(EngineParts parts, Execution<T> execution, AsyncWork<? extends T> work, StorePort port) {
+        this.parts = parts;
+        this.key = execution.key();
         this.execution = execution;
         this.work = work;
-        this.executor = engine.async.executor();
-        this.scheduler = engine.async.scheduler();
+        this.port = port;
+        this.executor = parts.async().executor();
+        this.scheduler = parts.async().scheduler();
     }
 
     /** Starts the call, which holds one of the engine's slots (taken by the caller) until it ends. */
@@ -97,11 +94,11 @@ final class AsyncExecution<T> {
             execution.refuseIfSpent();
             Result<T> cached = execution.fromNearCache(fingerprint);
             if (cached != null) {
-                done(cached, null);
+                answerWith(cached, null);
                 return answer;
             }
         } catch (RuntimeException | Error e) {
-            done(null, e);
+            answerWith(null, e);
             return answer;
         }
         waiting = execution.new Waiting();
@@ -112,18 +109,18 @@ final class AsyncExecution<T> {
     /** Claims the key: its own claim, or, if the call waits, its share of the key's poll. */
     private void poll() {
         if (answer.isDone()) {
-            idle();
+            becameIdle();
             return;
         }
-        long token = engine.nextToken();
-        long beforeClaim = engine.ticker.read();
+        long token = parts.nextToken();
+        long beforeClaim = parts.ticker().read();
         if (!execution.waits()) {
-            storeClaim(token, (claim, failure) -> judged(claim, failure, beforeClaim));
+            claim(token, (claim, failure) -> judged(claim, failure, beforeClaim));
             return;
         }
-        SharedPolls.Ticket ticket = engine.polls.join(key, false);
+        SharedPolls.Ticket ticket = parts.polls().join(key);
         if (ticket.issuer()) {
-            storeClaim(token, (claim, failure) -> {
+            claim(token, (claim, failure) -> {
                 if (failure != null) {
                     ticket.fail(failure);
                 } else {
@@ -134,47 +131,41 @@ final class AsyncExecution<T> {
             return;
         }
         CompletableFuture<ClaimResult> shared = ticket.answer();
-        if (shared.isDone() || !ticket.poll.blockingIssuer) {
-            shared.whenComplete((claim, failure) -> judgedShared(ticket, claim, failure));
+        if (shared.isDone()) {
+            judgedShared(ticket, shared.getNow(null), shared.isCompletedExceptionally() ? failureOf(shared) : null);
         } else {
-            // Answered on a blocking caller's thread: go on on the executor, not on that thread.
-            shared.whenComplete((claim, failure) -> hop(() -> judgedShared(ticket, claim, failure)));
+            // Whoever answers the poll (a blocking caller's own thread, maybe): go on on the executor.
+            shared.whenComplete((claim, failure) -> onExecutor(() -> judgedShared(ticket, claim, failure)));
         }
     }
 
-    /**
-     * The one claim this call sends to the store, non-blocking if the store offers it; {@code then}
-     * gets its answer or its (unwrapped) failure.
-     */
-    private void storeClaim(long token, BiConsumer<ClaimResult, Throwable> then) {
-        if (engine.nonBlocking != null) {
-            unwrapped(execution.claimNonBlocking(fingerprint, token), then);
-            return;
+    private static Throwable failureOf(CompletableFuture<?> failed) {
+        try {
+            failed.join();
+            return new IllegalStateException("not failed");
+        } catch (CompletionException | CancellationException e) {
+            return unwrap(e);
         }
-        engine.async.lane.call(false, () -> execution.claim(fingerprint, token), then);
     }
 
-    /**
-     * A write that ends the key, through the non-blocking lane or on the blocking lane's threads;
-     * {@code then} gets its result or its (unwrapped) failure.
-     */
-    private <R> void ending(Function<StoreWrites, CompletableFuture<R>> body, BiConsumer<? super R, Throwable> then) {
-        if (engine.nonBlocking != null) {
-            CompletableFuture<R> write;
+    /** This call's claim, and again under the record's older fingerprint if the request matches it. */
+    private void claim(long token, StorePort.Answer<ClaimResult> then) {
+        Duration lease = execution.nextClaimLease();
+        byte[] used = execution.claimedUnder(fingerprint);
+        port.claim(key, used, token, lease, execution.ttl(), (result, failure) -> {
+            byte[] again;
             try {
-                write = body.apply(execution.writes());
+                again = failure == null ? execution.reclaimUnder(result, used) : null;
             } catch (RuntimeException | Error e) {
-                write = CompletableFuture.failedFuture(e);
+                then.accept(null, e);
+                return;
             }
-            unwrapped(write, then);
-            return;
-        }
-        engine.async.lane.call(true, () -> StoreWrites.join(body.apply(execution.writes())), then);
-    }
-
-    /** Hands a stage's outcome to {@code then} as the blocking lane does: the failure unwrapped. */
-    private static <R> void unwrapped(CompletableFuture<R> stage, BiConsumer<? super R, Throwable> then) {
-        stage.whenComplete((value, failure) -> then.accept(value, failure == null ? null : unwrap(failure)));
+            if (again == null) {
+                then.accept(result, failure);
+            } else {
+                port.claim(key, again, parts.nextToken(), lease, execution.ttl(), then);
+            }
+        });
     }
 
     /** Judges another waiter's claim, which this call cannot have won. */
@@ -185,40 +176,47 @@ final class AsyncExecution<T> {
 
     private void judged(ClaimResult claim, Throwable failure, long beforeClaim) {
         if (failure != null) {
-            done(null, unwrap(failure));
+            answerWith(null, unwrap(failure));
             return;
         }
         Execution.Verdict<T> verdict;
         try {
             verdict = execution.judge(claim, fingerprint, waiting, beforeClaim);
         } catch (RuntimeException | Error e) {
-            done(null, e);
+            answerWith(null, e);
             return;
         }
-        if (verdict.claimed()) {
+        if (verdict.unreadable != null) {
+            execution.handBackUnreadable(claim, verdict.unreadable, writes())
+                    .whenComplete((refused, e) -> answerWith(null, e != null ? unwrap(e) : refused));
+        } else if (verdict.claimed()) {
             if (answer.isDone()) {
-                giveBack(claim, beforeClaim);
+                giveBackUnstarted(claim, beforeClaim);
             } else if (execution.spent()) {
                 refuseSpent(claim);
             } else {
                 run(claim, beforeClaim);
             }
         } else if (verdict.replay != null) {
-            done(verdict.replay, null);
+            answerWith(verdict.replay, null);
         } else {
             waitFor(verdict);
         }
     }
 
+    private StoreWrites writes() {
+        return execution.writes(port);
+    }
+
     /** Schedules the next poll; the call holds nothing meanwhile. */
     private void waitFor(Execution.Verdict<T> verdict) {
-        busy = false;
-        if (!watched) {
+        active = false;
+        if (!cancelWatched) {
             // From the first wait on (not before: most calls never wait), a caller that cancels (or
             // completes) the answer between polls stops the wait and returns the slot at once.
-            watched = true;
+            cancelWatched = true;
             answer.whenComplete((r, e) -> {
-                if (!busy) {
+                if (!active) {
                     stopWaiting();
                 }
             });
@@ -227,8 +225,14 @@ final class AsyncExecution<T> {
             stopWaiting();
             return;
         }
+        // On an engine thread: this may be the caller's (a poll another waiter just answered), and
+        // a timer may take its pool's lock to start its thread.
+        onExecutor(() -> schedulePoll(verdict));
+    }
+
+    private void schedulePoll(Execution.Verdict<T> verdict) {
         try {
-            Scheduler.Cancellable next = scheduler.schedule(Duration.ofMillis(verdict.pauseMillis), this::wake);
+            Scheduler.Cancellable next = scheduler.schedule(Duration.ofMillis(verdict.pauseMillis), this::pollDue);
             nextPoll = next;
             if (answer.isDone()) {
                 // Cancelled while this was being scheduled: the cancel saw no poll to stop.
@@ -238,49 +242,47 @@ final class AsyncExecution<T> {
             // A scheduler that cannot wait is an interrupted wait: the blocking call's 409.
             RuntimeException conflict = verdict.conflict();
             conflict.addSuppressed(e);
-            done(null, conflict);
+            answerWith(null, conflict);
         }
     }
 
-    private void wake() {
-        busy = true;
+    private void pollDue() {
+        active = true;
         if (answer.isDone()) {
-            idle();
+            becameIdle();
             return;
         }
         // The scheduler's thread only hands over: the poll may judge and decode on the executor.
-        hop(this::poll);
+        onExecutor(this::poll);
     }
 
-    private void hop(Runnable task) {
+    /** Runs {@code task} on the executor; if it refuses, the call ends with a store error (nothing is held). */
+    private void onExecutor(Runnable task) {
         try {
             executor.execute(task);
         } catch (RuntimeException e) {
-            done(null, new StoreUnavailableException("the engine's async executor refused the poll of " + key
+            answerWith(null, new StoreUnavailableException("the engine's async executor refused the poll of " + key
                     + ": " + e, e, true));
         }
     }
 
     /** The caller went away while its claim was in the store, and the claim won: give the key back unrun. */
-    private void giveBack(ClaimResult claim, long beforeClaim) {
-        ending(writes -> execution.giveBackUnstarted(claim, beforeClaim, writes), (v, e) -> idle());
+    private void giveBackUnstarted(ClaimResult claim, long beforeClaim) {
+        execution.giveBackUnstarted(claim, beforeClaim, writes()).whenComplete((v, e) -> becameIdle());
     }
 
-    /** The caller's deadline passed while its claim was being won: give the key back unrun, through the lane. */
+    /** The caller's deadline passed while its claim was being won: give the key back unrun. */
     private void refuseSpent(ClaimResult claim) {
-        engine.async.lane.call(true, () -> {
-            try {
-                return execution.refuseClaimed(claim);
-            } finally {
-                engine.polls.forget(key);
-            }
-        }, (refused, e) -> done(null, e == null ? refused : e));
+        execution.refuseClaimed(claim, writes()).whenComplete((refused, e) -> {
+            parts.polls().forget(key);
+            answerWith(null, e != null ? unwrap(e) : refused);
+        });
     }
 
     private void run(ClaimResult claim, long beforeClaim) {
         StepContext ctx = execution.begin(claim, beforeClaim, null);
-        Heartbeat heartbeat = new Heartbeat(engine, key, ctx, execution.lease(), engine.async.maxPending,
-                engine.async.renewalThreads, engine.async.renewalTimer(), engine.nonBlocking != null);
+        Heartbeat heartbeat = new Heartbeat(key, ctx.fencingToken(), ctx, execution.lease(), parts.async().maxPending,
+                port.renewals(), parts.ticker(), parts.async().renewalTimer());
         // Before the work is called: a work that blocks before it returns its stage keeps its lease too.
         heartbeat.start();
         CompletionStage<? extends T> stage;
@@ -291,10 +293,10 @@ final class AsyncExecution<T> {
                         + " CompletionStage");
             }
         } catch (Exception | Error e) {
-            end(ctx, heartbeat, null, e);
+            workEnded(ctx, heartbeat, null, e);
             return;
         }
-        stage.whenComplete((value, failure) -> end(ctx, heartbeat, value, unwrap(failure)));
+        stage.whenComplete((value, failure) -> workEnded(ctx, heartbeat, value, unwrap(failure)));
     }
 
     /** Calls the work with the caller's deadline bound to this thread while it starts its stage. */
@@ -309,60 +311,70 @@ final class AsyncExecution<T> {
         }
     }
 
-    /** Ends the key by the work's outcome, through the lane ahead of waiting claims (the stage may complete on an event loop). */
-    private void end(StepContext ctx, Heartbeat heartbeat, T value, Throwable failure) {
-        // Once no renewal is in flight: none may lengthen a lease the ending cuts short (a hand-back).
-        CompletableFuture<Void> extending = heartbeat.stop();
-        if (extending == null) {
-            endKey(ctx, value, failure);
-        } else {
-            extending.whenComplete((v, stopFailure) -> endKey(ctx, value, failure));
-        }
+    /**
+     * The work's stage completed, maybe on an event loop or a store client's I/O thread, where
+     * nothing may block: on an engine thread, stop the heartbeat (which cancels its timer task) and
+     * end the key once no renewal is in flight.
+     */
+    private void workEnded(StepContext ctx, Heartbeat heartbeat, T value, Throwable failure) {
+        onEngineThread(() -> {
+            // Once no renewal is in flight: none may lengthen a lease the ending cuts short (a hand-back).
+            CompletableFuture<Void> renewing = heartbeat.stop();
+            if (renewing == null) {
+                recordOutcome(ctx, value, failure);
+            } else {
+                renewing.whenComplete((v, stopFailure) -> recordOutcome(ctx, value, failure));
+            }
+        });
     }
 
-    private void endKey(StepContext ctx, T value, Throwable failure) {
-        if (engine.nonBlocking == null) {
-            // The blocking lane runs the ending on the executor itself.
-            ending(writes -> finish(ctx, value, failure, writes), this::ended);
-        } else {
-            // Not on the thread that completed the work's stage (an application's event loop, maybe).
-            holding(() -> ending(writes -> finish(ctx, value, failure, writes), this::ended));
+    /** Ends the key by the work's outcome; on an engine thread (the renewal's answer comes on one too). */
+    private void recordOutcome(StepContext ctx, T value, Throwable failure) {
+        CompletableFuture<Result<T>> ending;
+        try {
+            ending = finish(ctx, value, failure);
+        } catch (RuntimeException | Error e) {
+            ending = CompletableFuture.failedFuture(e);
         }
+        ending.whenComplete(this::outcomeRecorded);
     }
 
     /** The key's ending was stored (or failed): no poll of it is worth sharing any more; answer the caller. */
-    private void ended(Result<T> result, Throwable failure) {
-        engine.polls.forget(key);
-        done(result, failure);
+    private void outcomeRecorded(Result<T> result, Throwable failure) {
+        parts.polls().forget(key);
+        answerWith(result, failure == null ? null : unwrap(failure));
     }
 
-    /** Runs a task of a claimed key on the executor, else the renewal threads, else here: it must run. */
-    private void holding(Runnable task) {
+    /**
+     * Runs a task of a held key on the renewal threads, where the held key's store calls run too
+     * (never in the async executor's queue behind claims), else on the executor, else here: it must run.
+     */
+    private void onEngineThread(Runnable task) {
         try {
-            executor.execute(task);
+            parts.async().renewals().execute(task);
         } catch (RuntimeException refused) {
             try {
-                engine.async.renewals().execute(task);
+                executor.execute(task);
             } catch (RuntimeException alsoRefused) {
                 task.run();
             }
         }
     }
 
-    private CompletableFuture<Result<T>> finish(StepContext ctx, T value, Throwable failure, StoreWrites writes) {
+    private CompletableFuture<Result<T>> finish(StepContext ctx, T value, Throwable failure) {
         ctx.close();
         if (failure instanceof CancellationException) {
             LOG.log(Level.WARNING, "the asynchronous work of {0} was cancelled; its effect may still be under way,"
-                    + " so the claim is kept until its lease lapses (then a retry takes the key over)", key);
+                    + " so the claim is kept until its lease lapses (then a retry takes the key over)", key.digest());
             return CompletableFuture.failedFuture(failure);
         }
-        return execution.finish(ctx, value, failure, fingerprint, writes);
+        return execution.finish(ctx, value, failure, writes(), null);
     }
 
     /** Answers the caller, after returning the slot (so a follow-up call in a callback finds it free). */
-    private void done(Result<T> result, Throwable failure) {
-        busy = false;
-        release();
+    private void answerWith(Result<T> result, Throwable failure) {
+        active = false;
+        returnSlot();
         if (failure != null) {
             answer.completeExceptionally(failure);
         } else {
@@ -371,8 +383,8 @@ final class AsyncExecution<T> {
     }
 
     /** Nothing is under way for this call; if its answer is done (cancelled), it is over. */
-    private void idle() {
-        busy = false;
+    private void becameIdle() {
+        active = false;
         if (answer.isDone()) {
             stopWaiting();
         }
@@ -381,15 +393,17 @@ final class AsyncExecution<T> {
     private void stopWaiting() {
         Scheduler.Cancellable next = nextPoll;
         if (next != null) {
-            next.cancel();
+            // Cancelling a timer task may take the timer's lock: not on the canceller's thread, which
+            // may be an event loop.
+            onEngineThread(next::cancel);
         }
-        release();
+        returnSlot();
     }
 
     /** Frees this call's slot among the engine's {@code maxAsyncCalls}, once. */
-    private void release() {
-        if (!released && RELEASED.compareAndSet(this, false, true)) {
-            engine.async.release();
+    private void returnSlot() {
+        if (!slotReturned && SLOT_RETURNED.compareAndSet(this, false, true)) {
+            parts.async().release();
         }
     }
 
