@@ -134,7 +134,8 @@ final class QuarkusJtaApp {
      * the default configuration, a resource that books through {@link Bookkeeper}, and fails as its
      * {@code X-Fail} header says: {@code transient} throws after booking, {@code rollback-only}
      * books through a method that throws (marking the transaction for rollback) and answers 201 all
-     * the same, {@code at-commit} answers 201 over a transaction whose commit fails.
+     * the same, {@code at-commit} answers 201 over a transaction whose commit fails, {@code unjoined}
+     * answers 201 as a method the extension's interceptor never reached.
      */
     @Path("/mode/charges")
     @IfBuildProperty(name = "contract.endpoints", stringValue = "jta-mode")
@@ -160,6 +161,10 @@ final class QuarkusJtaApp {
                 }
             }
             bookkeeper.book(id, key, context.attempt());
+            if ("unjoined".equals(fail)) {
+                // As if the extension's interceptor had never reached this method.
+                request.removeProperty(JtaHandlerExecution.JOINED_PROPERTY);
+            }
             if ("transient".equals(fail)) {
                 throw new IllegalStateException("the handler failed after its write");
             }

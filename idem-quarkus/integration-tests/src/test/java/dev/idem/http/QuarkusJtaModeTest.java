@@ -104,6 +104,24 @@ class QuarkusJtaModeTest {
         assertThat(TransactionalApp.effects(jdbi, key)).isEqualTo(1);
     }
 
+    /**
+     * A method the interceptor never reached wrote outside the request's transaction: its response
+     * is not stored (500, key released), rather than stored as if its write had joined.
+     */
+    @Test
+    void aMethodThatRanOutsideTheTransactionHasItsResponseRefused() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpResponse<byte[]> refused = charge(key, TransactionalApp.FAIL, "unjoined");
+
+        assertThat(refused.statusCode()).as(Http.text(refused)).isEqualTo(500);
+        assertThat(status(refused)).isNotEqualTo("stored");
+        assertThat(TransactionalApp.effects(jdbi, key)).isZero();
+        HttpResponse<byte[]> retry = charge(key);
+        assertThat(retry.statusCode()).as(Http.text(retry)).isEqualTo(201);
+        assertThat(status(retry)).isEqualTo("stored");
+        assertThat(TransactionalApp.effects(jdbi, key)).isEqualTo(1);
+    }
+
     @Test
     void aResponseOverATransactionMarkedForRollbackIsNotStoredAndLeavesNoRow() throws Exception {
         String key = UUID.randomUUID().toString();

@@ -90,6 +90,13 @@ public final class JtaHandlerExecution implements HandlerExecution {
      */
     public static final String TRANSACTION_PROPERTY = "dev.idem.quarkus.jta.transaction";
 
+    /**
+     * The request property the extension's interceptor sets to the request's {@link Transaction}
+     * once it resumed it on the resource method's thread: a method that ran without it (never
+     * intercepted) wrote outside the transaction, and its response is not stored.
+     */
+    public static final String JOINED_PROPERTY = "dev.idem.quarkus.jta.joined";
+
     private static final System.Logger LOG = System.getLogger(JtaHandlerExecution.class.getName());
     private static final List<String> DEFERRED_RESULTS = List.of("java.util.concurrent.CompletionStage",
             "java.util.concurrent.Flow$Publisher", "org.reactivestreams.Publisher", "io.smallrye.mutiny.Uni",
@@ -328,14 +335,24 @@ public final class JtaHandlerExecution implements HandlerExecution {
             throws Exception {
         transactions.suspend();
         request.setProperty(TRANSACTION_PROPERTY, transaction);
+        T value;
         try {
-            return await(start.start());
+            value = await(start.start());
         } finally {
             // The method's thread has suspended it again (the interceptor's finally) before its
             // response reached the filter that completes the stage.
             request.removeProperty(TRANSACTION_PROPERTY);
             transactions.resume(transaction);
         }
+        if (request.getProperty(JOINED_PROPERTY) != transaction) {
+            // Whatever it wrote committed on its own: storing its response would hide that from no
+            // one, and storing none lets the retry run it again; say so loudly, store nothing.
+            throw new IllegalStateException("the resource method of this request ran outside its JTA transaction"
+                    + " (the extension's interceptor did not run on it): its writes did not join the transaction,"
+                    + " so its response is not stored. Declare @Idempotent on the resource method or its own"
+                    + " class, on a CDI-managed resource");
+        }
+        return value;
     }
 
     private void commit() throws Exception {

@@ -61,6 +61,7 @@ public class RequestTransactionInterceptor {
                     + " transaction than its request's");
         }
         transactions.resume(transaction);
+        request.setProperty(JtaHandlerExecution.JOINED_PROPERTY, transaction);
         try {
             return invocation.proceed();
         } finally {
