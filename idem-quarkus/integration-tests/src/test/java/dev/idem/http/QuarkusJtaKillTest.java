@@ -33,6 +33,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -43,8 +44,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * JVM is killed with {@code kill -9} ({@link Process#destroyForcibly}, SIGKILL) while the method
  * runs after its write, at the commit after the response was written in the transaction, and
  * after the commit; a new JVM takes over. From outside, the row and the stored response are both
- * there or both absent, and the retry runs the method once in all.
+ * there or both absent, and the retry runs the method once in all. Tagged {@code prod-mode}:
+ * Quarkus runs it only in a JVM without {@code @QuarkusTest}s (a surefire execution of its own).
  */
+@Tag("prod-mode")
 class QuarkusJtaKillTest {
     private static final String PATH = "/kill/charges";
     private static final String AFTER_WRITE = "after-write";
