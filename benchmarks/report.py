@@ -260,6 +260,12 @@ def issue40_rows(ix, results_dir):
                 r = score(jk) / score(run)
                 rows.append((f"{api} {int(size):,} B / Jackson round trip (time)", f"{r:.2f}x",
                              f"<= {FINGERPRINT_TARGET:.1f}x", verdict(r, FINGERPRINT_TARGET)))
+        jt, ct = ix.get(("FingerprintBenchmark.jacksonText", p)), ix.get(("FingerprintBenchmark.canonicalText", p))
+        if jt and ct:
+            # String in, String out on both sides: what canonicalize(String) costs against Jackson.
+            r = score(jt) / score(ct)
+            rows.append((f"canonicalText {int(size):,} B / Jackson text round trip (time)", f"{r:.2f}x",
+                         f"<= {FINGERPRINT_TARGET:.1f}x", verdict(r, FINGERPRINT_TARGET)))
     for store in STORES:
         if store not in REMOTE:
             continue
