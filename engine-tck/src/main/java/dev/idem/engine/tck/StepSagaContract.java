@@ -406,8 +406,9 @@ public abstract class StepSagaContract {
         };
 
         assertThatThrownBy(() -> saga.run(saga.worker(), fail)).isInstanceOf(AtMostOnceSaga.Flaky.class);
-        StoredRecord givenBack = fixture.store().find(saga.key).orElseThrow();
-        assertThat(givenBack.state()).as("a key whose journal holds a start marker is handed back, not released")
+        String handedBack = "a key whose journal holds a start marker is handed back, not released";
+        assertThat(fixture.store().find(saga.key)).as(handedBack).isPresent();
+        assertThat(fixture.store().find(saga.key).orElseThrow().state()).as(handedBack)
                 .isEqualTo(RecordState.IN_PROGRESS);
         fixture.advance(Duration.ofMillis(1).plus(fixture.slack()));
         saga.run(saga.worker(), AtMostOnceSaga.NONE);

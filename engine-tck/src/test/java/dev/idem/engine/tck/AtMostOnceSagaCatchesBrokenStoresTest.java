@@ -8,7 +8,10 @@ import dev.idem.api.store.IdempotencyStore;
 import dev.idem.engine.tck.AtMostOnceSaga.Point;
 import dev.idem.engine.tck.AtMostOnceSaga.Stall;
 import dev.idem.store.tck.StoreFixture;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
@@ -95,5 +98,57 @@ class AtMostOnceSagaCatchesBrokenStoresTest {
         assertThatThrownBy(() -> kit.anAtMostOnceStepHappensOnceWhereverItsWorkerDiesAndIsReconciledOnlyFromItsMarker(
                 Point.AFTER_JOURNAL, 1))
                 .isInstanceOf(AssertionError.class).hasMessageContaining("reconciler calls");
+    }
+
+    /**
+     * A store that takes a lease cut short (the engine's hand-back after a failed attempt) for a
+     * release: the record goes, with its journal, so the retry finds no start marker and runs the
+     * interrupted step blindly.
+     */
+    static final class HandBackDeletes extends ForwardingIdempotencyStore {
+        HandBackDeletes(IdempotencyStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public Optional<Instant> extendLease(IdempotencyKey key, long token, Duration lease) {
+            Optional<Instant> deadline = delegate().extendLease(key, token, lease);
+            if (deadline.isPresent() && lease.compareTo(Duration.ofSeconds(1)) < 0) {
+                delegate().release(key, token);
+            }
+            return deadline;
+        }
+    }
+
+    @Test
+    void aStoreThatDeletesAHandedBackKeyIsCaughtByTheTransientFailureCase() throws Exception {
+        Mutant kit = new Mutant(HandBackDeletes::new);
+        assertThatThrownBy(() -> kit.aTransientFailureInsideAnAtMostOnceStepIsReconciledByTheRetry(
+                Point.BETWEEN_EFFECT_AND_JOURNAL, 1))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("handed back, not released");
+    }
+
+    /**
+     * A store that, for a key whose record holds a step journal, acknowledges a completion but
+     * releases the key instead (as if a journaled key could only end retryable): the unknown
+     * outcome's final failure is answered once, then the next caller runs the saga again.
+     */
+    static final class ReleasesJournaledCompletions extends ForwardingIdempotencyStore {
+        ReleasesJournaledCompletions(IdempotencyStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public boolean complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
+            boolean journaled = delegate().find(key).map(r -> r.journal() != null).orElse(false);
+            return journaled ? delegate().release(key, token) : delegate().complete(key, token, outcome, ttl);
+        }
+    }
+
+    @Test
+    void aStoreThatDoesNotKeepTheUnknownOutcomesFailureIsCaught() throws Exception {
+        Mutant kit = new Mutant(ReleasesJournaledCompletions::new);
+        assertThatThrownBy(kit::anAtMostOnceStepWhoseOutcomeCannotBeToldFailsTheKeyFinallyForEveryCaller)
+                .isInstanceOf(AssertionError.class).hasMessageContaining("every caller's answer");
     }
 }
