@@ -98,6 +98,30 @@ class BenchmarkSmokeTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = {"MEMORY", "REDIS"})
+    void aStartMarkerCostsOneJournalWrite(Backend backend) {
+        AtMostOnceStepBenchmark b = new AtMostOnceStepBenchmark();
+        b.backend = backend;
+        b.countTrips = true;
+        b.setUp();
+        try {
+            // The first call of each kind loads the Redis scripts (NOSCRIPT, then a load): not counted.
+            b.atMostOnceStep();
+            long before = b.trips();
+            assertFirstExecution(b.plainStep());
+            long plain = b.trips() - before;
+            before = b.trips();
+            assertFirstExecution(b.atMostOnceStep());
+            long atMostOnce = b.trips() - before;
+
+            assertThat(plain).isPositive();
+            assertThat(atMostOnce - plain).as("round trips the start marker adds").isEqualTo(1);
+        } finally {
+            b.tearDown();
+        }
+    }
+
     private static void assertFirstExecution(Result<Receipt> r) {
         assertThat(r.replayed()).isFalse();
         assertThat(r.stored()).isTrue();
@@ -119,6 +143,11 @@ class BenchmarkSmokeTest {
         ObjectMapper mapper = new ObjectMapper();
         String document = Documents.ofSize(size);
         assertThat(mapper.readTree(b.jacksonRoundTrip())).isEqualTo(mapper.readTree(document));
+        // The text pair: the same value out of both (by canonical form), the canonical one already canonical.
+        String canonical = b.canonicalText();
+        assertThat(dev.idem.engine.CanonicalJson.canonicalize(b.jacksonText())).isEqualTo(canonical)
+                .isEqualTo(dev.idem.engine.CanonicalJson.canonicalize(document))
+                .isEqualTo(dev.idem.engine.CanonicalJson.canonicalize(canonical));
     }
 
     @Test
