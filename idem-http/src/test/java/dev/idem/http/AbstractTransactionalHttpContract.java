@@ -31,6 +31,11 @@ abstract class AbstractTransactionalHttpContract {
     /** Waits until the server reached the crash point its request asked for, then brings up a new one. */
     abstract void awaitCrashAndRestart() throws Exception;
 
+    /** Where the application's handler is: {@link TransactionalApp#PATH}, unless one server holds several. */
+    String path() {
+        return TransactionalApp.PATH;
+    }
+
     @AfterAll
     static void forgetAbandonedRequests() {
         ABANDONED.forEach(f -> f.cancel(true));
@@ -44,12 +49,12 @@ abstract class AbstractTransactionalHttpContract {
         all[2] = "X-Api-Key";
         all[3] = "tenant-a";
         System.arraycopy(headers, 0, all, 4, headers.length);
-        return http().post(TransactionalApp.PATH, "{\"amount\":1000}", all);
+        return http().post(path(), "{\"amount\":1000}", all);
     }
 
     /** Sends a request whose server dies before answering; its answer is never waited for. */
     private void chargeAndCrash(String key, String point) {
-        ABANDONED.add(http().postAsync(TransactionalApp.PATH, "{\"amount\":1000}", "Idempotency-Key", key,
+        ABANDONED.add(http().postAsync(path(), "{\"amount\":1000}", "Idempotency-Key", key,
                 "X-Api-Key", "tenant-a", TransactionalApp.CRASH, point));
     }
 

@@ -10,6 +10,7 @@ import dev.idem.engine.Result;
 import dev.idem.engine.Work;
 import dev.idem.http.jdbc.JdbcHandlerExecution;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -17,7 +18,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
-import org.jdbi.v3.core.Handle;
 
 /**
  * A server "process" inside the test JVM whose crash is faithful where a real {@code kill -9}
@@ -34,13 +34,26 @@ final class InProcessCrash implements TransactionalApp.Crash {
     private volatile CountDownLatch crashed = new CountDownLatch(1);
     private volatile Instance current;
     private final IdempotencyEngine first;
+    private final Mode mode;
+
+    /** The transactional mode each engine instance runs handlers in. */
+    interface Mode {
+        HandlerExecution of(IdempotencyEngine engine, JdbcIdempotencyStore store);
+    }
 
     /** One engine instance, its store and its execution. */
     private record Instance(Killable store, IdempotencyEngine engine, HandlerExecution execution) {
     }
 
+    /** Crashes of servers in idem-http's JDBC transactional mode ({@link JdbcHandlerExecution}). */
     InProcessCrash(DataSource dataSource) {
+        this(dataSource, JdbcHandlerExecution::of);
+    }
+
+    /** Crashes of servers in {@code mode}, over the JDBC store on {@code dataSource}. */
+    InProcessCrash(DataSource dataSource, Mode mode) {
         this.dataSource = dataSource;
+        this.mode = mode;
         this.current = start();
         this.first = current.engine();
     }
@@ -49,8 +62,7 @@ final class InProcessCrash implements TransactionalApp.Crash {
         JdbcIdempotencyStore store = TransactionalApp.store(dataSource);
         Killable killable = new Killable(store);
         IdempotencyEngine engine = TransactionalApp.engine(killable);
-        return new Instance(killable, engine, TransactionalApp.crashingAfterCommit(
-                JdbcHandlerExecution.of(engine, store), this));
+        return new Instance(killable, engine, TransactionalApp.crashingAfterCommit(mode.of(engine, store), this));
     }
 
     /** The first instance's engine, for the adapter's HttpIdempotency (its ticker and limits). */
@@ -72,13 +84,13 @@ final class InProcessCrash implements TransactionalApp.Crash {
     };
 
     @Override
-    public void here(String point, Handle transaction) {
+    public void here(String point, Connection transaction) {
         current.store().kill();
         if (transaction != null) {
             try {
                 // Aborted, not closed: a pool takes a closed connection back and may commit it
                 // (restoring auto-commit commits, as Agroal does); a dead process leaves nothing.
-                transaction.getConnection().abort(Runnable::run);
+                transaction.abort(Runnable::run);
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }

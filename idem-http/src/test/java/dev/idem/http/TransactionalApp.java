@@ -1,11 +1,13 @@
 package dev.idem.http;
 
 import dev.idem.engine.ExecutionContext;
+import dev.idem.engine.FailureClassifier;
 import dev.idem.engine.FailureDecision;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.http.jdbc.JdbcHandlerExecution;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -16,8 +18,10 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * The application of the transactional contract suite ({@link AbstractTransactionalHttpContract}), shared by
  * every adapter's test: {@code POST /tx/charges} books one row of {@code tx_charge} for its
- * Idempotency-Key on the transaction's handle, then answers 201, or fails as its {@code X-Fail}
- * header says, or crashes where its {@code X-Crash} header says ({@link Crash}).
+ * Idempotency-Key in the transaction its adapter's mode runs it in ({@link Ledger}: the handle of
+ * idem's transaction, Spring's {@code JdbcTemplate}, a {@code @Transactional} bean), then answers
+ * 201, or fails as its {@code X-Fail} header says, or crashes where its {@code X-Crash} header says
+ * ({@link Crash}).
  */
 final class TransactionalApp {
     static final String PATH = "/tx/charges";
@@ -34,8 +38,42 @@ final class TransactionalApp {
 
     /** The process dies here: nothing this worker does reaches the database after this call, which never returns. */
     interface Crash {
-        void here(String point, Handle transaction);
+        /**
+         * Dies.
+         *
+         * @param point where
+         * @param transaction the connection of the transaction the handler writes in (which an
+         *     in-process crash aborts), or null after the commit
+         */
+        void here(String point, Connection transaction);
     }
+
+    /** Where the handler books its row: the transaction its adapter's mode runs it in. */
+    interface Ledger {
+        /** Books one row of {@code tx_charge} in the transaction. */
+        void book(String id, String key, int attempt);
+
+        /** The connection the transaction holds, for a crash to abort. */
+        Connection connection();
+
+        /** The ledger on {@code handle}, the transaction's own. */
+        static Ledger on(Handle handle) {
+            return new Ledger() {
+                @Override
+                public void book(String id, String key, int attempt) {
+                    handle.execute(INSERT, id, key, attempt);
+                }
+
+                @Override
+                public Connection connection() {
+                    return handle.getConnection();
+                }
+            };
+        }
+    }
+
+    /** The row one execution books. */
+    static final String INSERT = "insert into tx_charge (id, idem_key, attempt) values (?, ?, ?)";
 
     private TransactionalApp() {
     }
@@ -43,10 +81,22 @@ final class TransactionalApp {
     /** The engine of every server of the suite: IllegalArgumentException is a final failure. */
     static IdempotencyEngine engine(dev.idem.api.store.IdempotencyStore store) {
         return IdempotencyEngine.builder().store(store).lease(LEASE).ttl(Duration.ofHours(1))
-                .failureClassifier(e -> e instanceof IllegalArgumentException
-                        ? FailureDecision.finalFailure("card_declined", e.getMessage())
-                        : FailureDecision.transientFailure())
-                .build();
+                .failureClassifier(classifier()).build();
+    }
+
+    /**
+     * IllegalArgumentException, also as the cause a server wrapped it in (Spring MVC's
+     * ServletException), is a final failure; anything else transient.
+     */
+    static FailureClassifier classifier() {
+        return e -> {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof IllegalArgumentException) {
+                    return FailureDecision.finalFailure("card_declined", t.getMessage());
+                }
+            }
+            return FailureDecision.transientFailure();
+        };
     }
 
     static JdbcIdempotencyStore store(DataSource dataSource) {
@@ -104,21 +154,28 @@ final class TransactionalApp {
                 .bind("k", key).mapTo(Integer.class).one());
     }
 
+    /** The handler on the handle of idem's transaction ({@link Ledger#on}). */
+    static Reply handle(Object context, Handle handle, String key, Optional<String> crash, Optional<String> fail,
+            Crash crasher) {
+        return handle(context, Ledger.on(handle), key, crash, fail, crasher);
+    }
+
     /**
-     * The handler: one row on {@code handle}, then the answer.
+     * The handler: one row in {@code ledger}, then the answer.
      *
      * @param context the context attribute the handler found
+     * @param ledger where it books the row
      * @param key the request's Idempotency-Key
      * @param crash the request's X-Crash header
      * @param fail the request's X-Fail header
      */
-    static Reply handle(Object context, Handle handle, String key, Optional<String> crash, Optional<String> fail,
+    static Reply handle(Object context, Ledger ledger, String key, Optional<String> crash, Optional<String> fail,
             Crash crasher) {
         ExecutionContext ctx = (ExecutionContext) context;
         String id = "ch_" + UUID.randomUUID();
-        handle.execute("insert into tx_charge (id, idem_key, attempt) values (?, ?, ?)", id, key, ctx.attempt());
+        ledger.book(id, key, ctx.attempt());
         if (crash.filter(BEFORE_COMMIT::equals).isPresent()) {
-            crasher.here(BEFORE_COMMIT, handle);
+            crasher.here(BEFORE_COMMIT, ledger.connection());
         }
         switch (fail.orElse("")) {
             case "transient":

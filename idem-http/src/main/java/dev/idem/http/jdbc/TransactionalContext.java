@@ -61,6 +61,19 @@ public final class TransactionalContext implements ExecutionContext {
     }
 
     /**
+     * The context of a handler that an execution other than {@link JdbcHandlerExecution} runs in a
+     * transaction of the JDBC store's database (the Quarkus extension's JTA mode, whose transaction
+     * the handle's connection is enlisted in), so that the handler finds its handle as it does here.
+     *
+     * @param context the engine's context of the execution
+     * @param handle the handle of the transaction that also stores the handler's response
+     * @return the context
+     */
+    public static TransactionalContext of(ExecutionContext context, Handle handle) {
+        return new TransactionalContext(context, handle);
+    }
+
+    /**
      * The handle of the transaction this handler runs in, which also completes the record.
      * Do not commit, roll back or close it: the transactional mode does, after the handler.
      *

@@ -43,7 +43,25 @@ final class Backends {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("idem.store.jdbc.create-table", "true", "idem.http.principal-header", "X-Api-Key",
-                    "contract.endpoints", "readme");
+                    "contract.endpoints", "readme", "contract.extension-configuration", "true");
+        }
+
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(Postgres.class));
+        }
+    }
+
+    /**
+     * The extension's own JTA mode ({@code idem.http.transactional=true}) on its own
+     * configuration, over a real PostgreSQL as the default datasource ({@link QuarkusJtaModeTest}).
+     */
+    public static final class JtaModeProfile implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("idem.store.kind", "jdbc", "idem.store.jdbc.create-table", "true",
+                    "idem.http.transactional", "true", "idem.http.principal-header", "X-Api-Key",
+                    "contract.endpoints", "jta-mode", "contract.extension-configuration", "true");
         }
 
         @Override

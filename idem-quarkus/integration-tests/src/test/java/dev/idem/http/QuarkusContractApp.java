@@ -36,12 +36,12 @@ final class QuarkusContractApp {
     }
 
     /**
-     * The suite's default configuration, for /api and /anon. Not in the README's application
-     * ({@code contract.endpoints=readme}), which runs on the one the extension builds from
-     * {@code idem.http.*}.
+     * The suite's default configuration, for /api and /anon. Not in the README's application nor
+     * in the JTA mode's ({@code contract.extension-configuration=true}), which run on the one the
+     * extension builds from {@code idem.http.*}.
      */
     @Singleton
-    @UnlessBuildProperty(name = "contract.endpoints", stringValue = "readme")
+    @UnlessBuildProperty(name = "contract.extension-configuration", stringValue = "true")
     static class DefaultConfiguration {
         @Produces
         @Singleton

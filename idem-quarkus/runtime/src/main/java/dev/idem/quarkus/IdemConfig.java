@@ -291,12 +291,15 @@ public interface IdemConfig {
         boolean keyRequired();
 
         /**
-         * Whether covered resource methods of the default configuration run in the JDBC
-         * transactional mode: each in a transaction of the JDBC store's datasource that also stores
-         * its response, so its writes through that transaction (the handle of the
-         * {@code TransactionalContext} in the request property {@code HttpIdempotency.CONTEXT_ATTRIBUTE})
-         * and the stored response commit together or not at all. Startup fails when the store is
-         * not the JDBC store.
+         * Whether covered resource methods of the default configuration run in the JTA
+         * transactional mode ({@code JtaHandlerExecution}): each in a JTA transaction that also
+         * stores its response, so what it writes through the JDBC store's Agroal datasource in that
+         * transaction ({@code @Transactional} beans that join it, the injected datasource,
+         * Hibernate, or the handle of the {@code TransactionalContext} in the request property
+         * {@code HttpIdempotency.CONTEXT_ATTRIBUTE}) and the stored response commit together or not
+         * at all. Startup fails when the store is not the JDBC store over the datasource
+         * {@code idem.store.jdbc.datasource} names, when that datasource's JTA integration is off,
+         * and when {@code idem.http.routes} is set.
          *
          * @return true for the transactional mode
          */

@@ -119,6 +119,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
+     * The {@code DataSource} given to {@link #builder(DataSource)}, for an integration that must
+     * know where the store's connections come from (a transaction manager that enlists them, as
+     * the Quarkus extension's JTA mode needs); empty for a store built over a {@link Jdbi}.
+     *
+     * @return the DataSource, or empty
+     */
+    public Optional<DataSource> dataSource() {
+        return connections instanceof DataSource d ? Optional.of(d) : Optional.empty();
+    }
+
+    /**
      * The dialect in use, detected from the connection on first use unless set on the builder.
      *
      * @return the dialect

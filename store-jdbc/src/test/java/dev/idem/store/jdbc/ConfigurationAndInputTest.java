@@ -21,6 +21,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ConfigurationAndInputTest {
     private final String scope = "cfg-" + UUID.randomUUID();
 
+    @Test
+    void theStoreNamesTheDataSourceItWasBuiltOverAndNoneForAJdbi() {
+        javax.sql.DataSource dataSource = Backend.H2.dataSource();
+        assertThat(JdbcIdempotencyStore.builder(dataSource).build().dataSource()).containsSame(dataSource);
+        assertThat(JdbcIdempotencyStore.builder(Jdbi.create(dataSource)).build().dataSource()).isEmpty();
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"idem; DROP TABLE idem_record", "idem-record", "1idem", "", "idem record", "idem\"x",
         "a_very_long_identifier_that_goes_past_the_sixty_three_character_limit"})

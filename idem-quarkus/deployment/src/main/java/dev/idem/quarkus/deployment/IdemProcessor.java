@@ -14,6 +14,8 @@ import dev.idem.quarkus.runtime.IdemResponseFilter;
 import dev.idem.quarkus.runtime.IdemRest;
 import dev.idem.quarkus.runtime.JdbcStoreCandidate;
 import dev.idem.quarkus.runtime.RedisStoreCandidate;
+import dev.idem.quarkus.runtime.RequestTransaction;
+import dev.idem.quarkus.runtime.RequestTransactionInterceptor;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.BeanContainerBuildItem;
 import io.quarkus.bootstrap.classloading.QuarkusClassLoader;
@@ -118,6 +120,29 @@ public class IdemProcessor {
                 .whenMethod(m -> !m.hasDeclaredAnnotation(CANCELLABLE)
                         && (m.hasDeclaredAnnotation(IDEMPOTENT) || m.declaringClass().hasDeclaredAnnotation(IDEMPOTENT)))
                 .transform(t -> t.add(AnnotationInstance.builder(CANCELLABLE).add("value", false).build()))));
+    }
+
+    /**
+     * With Narayana and idem-store-jdbc, every {@code @Idempotent} resource class and method gets
+     * the interceptor that holds a request's JTA transaction around the method
+     * ({@code idem.http.transactional}, or an application's {@code JtaHandlerExecution}); it passes
+     * through when the request has none.
+     */
+    @BuildStep
+    void requestTransactions(Capabilities capabilities, BuildProducer<AdditionalBeanBuildItem> beans,
+            BuildProducer<io.quarkus.arc.deployment.AnnotationsTransformerBuildItem> transformers) {
+        if (!capabilities.isPresent(Capability.REST) || !capabilities.isPresent(Capability.TRANSACTIONS)
+                || !present("dev.idem.store.jdbc.JdbcIdempotencyStore")) {
+            return;
+        }
+        beans.produce(AdditionalBeanBuildItem.builder().setUnremovable()
+                .addBeanClasses(RequestTransaction.class, RequestTransactionInterceptor.class).build());
+        transformers.produce(new io.quarkus.arc.deployment.AnnotationsTransformerBuildItem(
+                AnnotationTransformation.forClasses().whenClass(c -> c.hasDeclaredAnnotation(IDEMPOTENT))
+                        .transform(t -> t.add(RequestTransaction.class))));
+        transformers.produce(new io.quarkus.arc.deployment.AnnotationsTransformerBuildItem(
+                AnnotationTransformation.forMethods().whenMethod(m -> m.hasDeclaredAnnotation(IDEMPOTENT))
+                        .transform(t -> t.add(RequestTransaction.class))));
     }
 
     @BuildStep

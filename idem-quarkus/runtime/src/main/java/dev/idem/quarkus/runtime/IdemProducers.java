@@ -176,7 +176,9 @@ public class IdemProducers {
      * @param principals the scoping rule
      * @param store the store (undecorated), which {@code idem.http.transactional} needs to be the JDBC store
      * @return the contract
-     * @throws IllegalStateException if {@code idem.http.transactional} is set and the store is not the JDBC store
+     * @throws IllegalStateException if {@code idem.http.transactional} is set and its JTA transaction
+     *     cannot hold (the store is not the JDBC store over the Agroal datasource with JTA on, or
+     *     {@code idem.http.routes} is set)
      */
     @Produces
     @Singleton
@@ -197,7 +199,7 @@ public class IdemProducers {
         http.storedHeaders().ifPresent(h -> b.storedHeaders(h.toArray(new String[0])));
         http.excludeFromFingerprint().ifPresent(p -> b.excludeFromFingerprint(p.toArray(new String[0])));
         if (http.transactional()) {
-            b.execution(TransactionalMode.execution(engine, store));
+            b.execution(TransactionalMode.execution(engine, store, config));
         }
         return b.build();
     }

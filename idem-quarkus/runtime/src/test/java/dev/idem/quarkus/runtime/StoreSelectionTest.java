@@ -75,7 +75,7 @@ class StoreSelectionTest {
     }
 
     @Test
-    void theTransactionalModeRunsOverTheJdbcStoreAndAnyOtherStoreRefusesIt() {
+    void theTransactionalModeRefusesEveryStoreItsTransactionCannotHold() {
         IdemConfig transactional = config(Map.of("http.transactional", true));
         IdempotencyStore memory = MemoryIdempotencyStore.create();
         dev.idem.engine.IdempotencyEngine overMemory = dev.idem.engine.IdempotencyEngine.builder().store(memory).build();
@@ -86,17 +86,25 @@ class StoreSelectionTest {
                 .hasMessageContaining("the store is memory").hasMessageContaining("\nAction: use the JDBC store");
 
         // Built lazily: no connection is opened here.
-        javax.sql.DataSource unused = (javax.sql.DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+        javax.sql.DataSource notAgroal = (javax.sql.DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
                     throw new UnsupportedOperationException(method.getName());
                 });
-        dev.idem.store.jdbc.JdbcIdempotencyStore jdbc = dev.idem.store.jdbc.JdbcIdempotencyStore.builder(unused)
+        dev.idem.store.jdbc.JdbcIdempotencyStore jdbc = dev.idem.store.jdbc.JdbcIdempotencyStore.builder(notAgroal)
                 .dialect(dev.idem.store.jdbc.JdbcDialect.H2).build();
         dev.idem.engine.IdempotencyEngine overJdbc = dev.idem.engine.IdempotencyEngine.builder().store(jdbc).build();
-        assertThat(producers.httpIdempotency(overJdbc, transactional, dev.idem.http.PrincipalResolver.authenticatedUser(),
-                jdbc).execution()).isInstanceOf(dev.idem.http.jdbc.JdbcHandlerExecution.class);
+        assertThatThrownBy(() -> producers.httpIdempotency(overJdbc, transactional,
+                dev.idem.http.PrincipalResolver.authenticatedUser(), jdbc))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("JTA transactional mode")
+                .hasMessageContaining("takes its connections from a ").hasMessageContaining("not from an Agroal datasource")
+                .hasMessageContaining("\nAction: build the JdbcIdempotencyStore bean over the AgroalDataSource <default>");
+        assertThatThrownBy(() -> producers.httpIdempotency(overJdbc,
+                config(Map.of("http.transactional", true, "http.routes", List.of("/charges"))),
+                dev.idem.http.PrincipalResolver.authenticatedUser(), jdbc))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("idem.http.routes covers resource methods")
+                .hasMessageContaining("\nAction: annotate the methods of [/charges] @Idempotent");
         assertThat(producers.httpIdempotency(overJdbc, config(Map.of()), dev.idem.http.PrincipalResolver.authenticatedUser(),
-                jdbc).execution()).isNotInstanceOf(dev.idem.http.jdbc.JdbcHandlerExecution.class);
+                jdbc).execution()).isNotInstanceOf(dev.idem.quarkus.jta.JtaHandlerExecution.class);
         overMemory.close();
         overJdbc.close();
     }
