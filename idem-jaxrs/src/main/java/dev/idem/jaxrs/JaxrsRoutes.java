@@ -4,8 +4,14 @@ import dev.idem.http.IncomingRequest;
 import dev.idem.http.RouteResolver;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.container.ResourceInfo;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -20,9 +26,19 @@ import java.util.function.BiPredicate;
  * and spans; records stay keyed by the request's own path. A request that matched no resource
  * method has no route and passes through. Use them with {@link IdempotencyFilter}, which shows
  * them the matched {@link ResourceInfo}.
+ *
+ * <p>Annotations are read as Jakarta REST inherits them: a method without its own
+ * {@link Idempotent} or {@link Path} takes the one on the method it overrides or implements
+ * (a superclass's before an interface's), and a class without its own takes its superclass's,
+ * then an interface's. A resource that declares {@code @Idempotent} on an interface it
+ * implements is covered like one that declares it on the class.
  */
 public final class JaxrsRoutes {
-    private static final Map<Method, String> TEMPLATES = new ConcurrentHashMap<>();
+    private static final Map<Resource, String> TEMPLATES = new ConcurrentHashMap<>();
+    private static final Map<Resource, Optional<String>> CONFIGURATIONS = new ConcurrentHashMap<>();
+
+    private record Resource(Class<?> type, Method method) {
+    }
 
     private JaxrsRoutes() {
     }
@@ -84,11 +100,13 @@ public final class JaxrsRoutes {
      * @return the name, or empty if neither is annotated
      */
     public static Optional<String> configuration(Class<?> type, Method method) {
-        Idempotent annotation = method.getAnnotation(Idempotent.class);
-        if (annotation == null && type != null) {
-            annotation = type.getAnnotation(Idempotent.class);
-        }
-        return annotation == null ? Optional.empty() : Optional.of(annotation.value());
+        return CONFIGURATIONS.computeIfAbsent(new Resource(type, method), r -> {
+            Idempotent annotation = onMethod(r.type(), r.method(), Idempotent.class);
+            if (annotation == null && r.type() != null) {
+                annotation = onClass(r.type(), Idempotent.class);
+            }
+            return annotation == null ? Optional.empty() : Optional.of(annotation.value());
+        });
     }
 
     /**
@@ -100,12 +118,69 @@ public final class JaxrsRoutes {
      * @return the template, at least {@code /}
      */
     public static String template(Class<?> type, Method method) {
-        return TEMPLATES.computeIfAbsent(method, m -> {
-            Path classPath = type == null ? null : type.getAnnotation(Path.class);
-            Path methodPath = m.getAnnotation(Path.class);
+        return TEMPLATES.computeIfAbsent(new Resource(type, method), r -> {
+            Path classPath = r.type() == null ? null : onClass(r.type(), Path.class);
+            Path methodPath = onMethod(r.type(), r.method(), Path.class);
             return normalize((classPath == null ? "" : classPath.value()) + "/"
                     + (methodPath == null ? "" : methodPath.value()));
         });
+    }
+
+    /** The method's own annotation, else the one on the method it overrides or implements. */
+    private static <A extends Annotation> A onMethod(Class<?> type, Method method, Class<A> kind) {
+        A own = method.getAnnotation(kind);
+        if (own != null) {
+            return own;
+        }
+        Class<?> start = type != null && method.getDeclaringClass().isAssignableFrom(type) ? type
+                : method.getDeclaringClass();
+        for (Class<?> c : supertypes(start)) {
+            try {
+                A found = c.getDeclaredMethod(method.getName(), method.getParameterTypes()).getAnnotation(kind);
+                if (found != null) {
+                    return found;
+                }
+            } catch (NoSuchMethodException notHere) {
+                // This type does not declare it; its own supertypes come later in the walk.
+            }
+        }
+        return null;
+    }
+
+    /** The class's own annotation, else its superclasses', else its interfaces'. */
+    private static <A extends Annotation> A onClass(Class<?> type, Class<A> kind) {
+        A own = type.getAnnotation(kind);
+        if (own != null) {
+            return own;
+        }
+        for (Class<?> c : supertypes(type)) {
+            A found = c.getAnnotation(kind);
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
+    }
+
+    /** The superclasses nearest first, then every interface breadth first, each once. */
+    private static List<Class<?>> supertypes(Class<?> type) {
+        List<Class<?>> out = new ArrayList<>();
+        for (Class<?> c = type.getSuperclass(); c != null && c != Object.class; c = c.getSuperclass()) {
+            out.add(c);
+        }
+        Deque<Class<?>> interfaces = new ArrayDeque<>();
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            interfaces.addAll(List.of(c.getInterfaces()));
+        }
+        Set<Class<?>> seen = new HashSet<>();
+        while (!interfaces.isEmpty()) {
+            Class<?> i = interfaces.removeFirst();
+            if (seen.add(i)) {
+                out.add(i);
+                interfaces.addAll(List.of(i.getInterfaces()));
+            }
+        }
+        return out;
     }
 
     private static RouteResolver matching(BiPredicate<Class<?>, Method> covered) {

@@ -92,7 +92,8 @@ class JerseyFiltersTest {
         HttpIdempotency orders = HttpIdempotency.builder(engine)
                 .routes(JaxrsRoutes.templates(List.of("/orders/{id}/confirm")))
                 .principals(PrincipalResolver.fixed("orders")).execution(recording).build();
-        ResourceConfig app = new ResourceConfig(Charges.class, Orders.class, Undeclared.class, ChargeWriter.class, DeclinedMapper.class)
+        ResourceConfig app = new ResourceConfig(Charges.class, Orders.class, Undeclared.class, Payouts.class, Refunds.class,
+                        ChargeWriter.class, DeclinedMapper.class)
                 .register(new IdempotencyFeature(annotated, orders))
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true);
         server = new HttpServer();
@@ -242,6 +243,40 @@ class JerseyFiltersTest {
         }
     }
 
+    /** Resource methods declared on an interface, as shared API interfaces do. */
+    public interface PayoutApi {
+        @POST
+        @Idempotent
+        @Path("/{id}")
+        @Produces(MediaType.TEXT_PLAIN)
+        String pay(@PathParam("id") String id);
+    }
+
+    @Path("/payouts")
+    public static final class Payouts implements PayoutApi {
+        @Override
+        public String pay(String id) {
+            return "paid " + id + " " + run("payout " + id);
+        }
+    }
+
+    /** The whole interface is idempotent. */
+    @Idempotent
+    public interface RefundApi {
+        @POST
+        @Path("/{id}")
+        @Produces(MediaType.TEXT_PLAIN)
+        String refund(@PathParam("id") String id);
+    }
+
+    @Path("/refunds")
+    public static final class Refunds implements RefundApi {
+        @Override
+        public String refund(String id) {
+            return "refunded " + id + " " + run("refund-api " + id);
+        }
+    }
+
     private HttpResponse<String> post(String path, String body, String... headers) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10))
                 .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "text/plain");
@@ -305,6 +340,26 @@ class JerseyFiltersTest {
         assertThat(k2.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).as("another caller's key space")
                 .hasValue("stored");
         assertThat(k2.body()).isNotEqualTo(k1.body());
+    }
+
+    @Test
+    void anIdempotentMethodOrTypeOfAnImplementedInterfaceIsCoveredAndRunsOnce() throws Exception {
+        String key = key();
+        HttpResponse<String> first = post("/payouts/3", "", "Idempotency-Key", key, "X-Api-Key", "k1");
+        HttpResponse<String> again = post("/payouts/3", "", "Idempotency-Key", key, "X-Api-Key", "k1");
+        String refundKey = key();
+        HttpResponse<String> refund = post("/refunds/4", "", "Idempotency-Key", refundKey, "X-Api-Key", "k1");
+        HttpResponse<String> refundAgain = post("/refunds/4", "", "Idempotency-Key", refundKey, "X-Api-Key", "k1");
+
+        assertThat(first.body()).isEqualTo("paid 3 1");
+        assertThat(first.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("stored");
+        assertThat(again.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(again.body()).isEqualTo(first.body());
+        assertThat(RUNS.get("payout 3").get()).as("the payout ran once").isEqualTo(1);
+        assertThat(refundAgain.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(refundAgain.body()).isEqualTo(refund.body()).isEqualTo("refunded 4 1");
+        assertThat(ROUTES).as("the interface method's path is in the template")
+                .contains("POST /payouts/{id}", "POST /refunds/{id}");
     }
 
     @Test
