@@ -393,8 +393,10 @@ final class Execution<T> {
         try {
             return parts.sealer().open(Sealer.Part.OUTCOME, key, fingerprint, stored);
         } catch (OutcomeUnreadableException e) {
-            LOG.log(Level.WARNING, "the stored outcome of {0} cannot be read ({1}, key id {2}); the work does not"
-                    + " run again", key.digest(), e.reason(), e.keyId());
+            // A record stored in clear names no key id: say only why, not "key id null".
+            String why = e.keyId() == null ? e.reason().toString() : e.reason() + ", key id " + e.keyId();
+            LOG.log(Level.WARNING, "the stored outcome of {0} cannot be read ({1}); the work does not run again",
+                    key.digest(), why);
             throw e;
         }
     }
