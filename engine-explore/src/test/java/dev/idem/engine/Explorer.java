@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jetbrains.lincheck.Lincheck;
 import org.jetbrains.lincheck.LincheckAssertionError;
+import org.jetbrains.lincheck.LincheckSettings;
 
 /**
  * Runs a scenario under Lincheck's model checker: every thread switch happens at a point Lincheck
@@ -37,6 +38,16 @@ final class Explorer {
      */
     static void explore(int invocations, Runnable scenario) {
         Lincheck.runConcurrentTest(invocations, scenario);
+    }
+
+    /**
+     * Explores {@code scenario} with loops allowed {@code loopBound} iterations before the model
+     * checker takes one for a livelock (its default, 50, is less than one walk over a
+     * ConcurrentHashMap's 128 buckets, which a whole engine's replay path makes). The settings go
+     * through Lincheck's internal entry point, the one {@link Lincheck#runConcurrentTest} calls.
+     */
+    static void explore(int invocations, int loopBound, Runnable scenario) {
+        Lincheck.runConcurrentTestInternal$lincheck(invocations, new LincheckSettings(true, 10, loopBound, 20), scenario);
     }
 
     /**
