@@ -462,7 +462,7 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     }
 
     private boolean checkpointWithRetries(byte[] bytes) {
-        return Recorder.withRetries(parts, () -> parts.store().checkpoint(stepKey, token, bytes));
+        return parts.direct().checkpoint(stepKey, token, bytes);
     }
 
     static String stepDownstreamKey(IdempotencyKey key, String step) {
