@@ -130,21 +130,9 @@ final class AsyncCall<T> {
             });
             return;
         }
-        CompletableFuture<ClaimResult> shared = ticket.answer();
-        if (shared.isDone()) {
-            judgedShared(ticket, shared.getNow(null), shared.isCompletedExceptionally() ? failureOf(shared) : null);
-        } else {
-            // Whoever answers the poll (a blocking caller's own thread, maybe): go on on the executor.
-            shared.whenComplete((claim, failure) -> onExecutor(() -> judgedShared(ticket, claim, failure)));
-        }
-    }
-
-    private static Throwable failureOf(CompletableFuture<?> failed) {
-        try {
-            failed.join();
-            return new IllegalStateException("not failed");
-        } catch (CompletionException | CancellationException e) {
-            return unwrap(e);
+        // Whoever answers the poll later (a blocking caller's own thread, maybe): go on on the executor.
+        if (!ticket.whenAnswered((claim, failure) -> onExecutor(() -> judgedShared(ticket, claim, failure)))) {
+            judgedShared(ticket, ticket.answer(), ticket.failure());
         }
     }
 

@@ -3,15 +3,12 @@ package dev.idem.engine;
 import com.fasterxml.jackson.databind.JavaType;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.RequestInProgressException;
-import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.api.time.Deadline;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 /**
  * The blocking driver of one call: a loop on the caller's thread over the call's decisions
@@ -154,14 +151,7 @@ final class BlockingCall<T> {
             }
         }
         try {
-            return ticket.seen(ticket.answer().get());
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof Error) {
-                throw (Error) cause;
-            }
-            throw cause instanceof RuntimeException ? (RuntimeException) cause
-                    : new StoreUnavailableException("the claim of " + key + " failed: " + cause, cause, true);
+            return ticket.await();
         } catch (InterruptedException e) {
             // An interrupted wait is the 409 it would have ended in; nothing is held.
             Thread.currentThread().interrupt();
@@ -204,7 +194,8 @@ final class BlockingCall<T> {
                 bound.close();
             }
             if (beat != null) {
-                stop(beat);
+                // A renewal in flight must not outlive the work.
+                beat.stopAndAwait();
             }
             ctx.close();
         }
@@ -239,14 +230,6 @@ final class BlockingCall<T> {
                 parts.ticker(), parts.async().renewalTimer());
         beat.start();
         return beat;
-    }
-
-    /** Stops the heartbeat and waits for a renewal in flight, which must not outlive the work. */
-    private static void stop(Heartbeat beat) {
-        CompletableFuture<Void> inFlight = beat.stop();
-        if (inFlight != null) {
-            inFlight.join();
-        }
     }
 
     /**
