@@ -20,13 +20,13 @@ import sys
 
 STORES = ["MEMORY", "H2", "POSTGRES", "MARIADB", "REDIS", "REDIS_CLUSTER", "DYNAMODB"]
 REMOTE = {"POSTGRES", "MARIADB", "REDIS", "REDIS_CLUSTER", "DYNAMODB"}
-# The goals of issue 26.
+# The speed goals: engine over raw on remote stores, the fingerprint, the memory replay.
 REMOTE_TARGET = 1.05
 FINGERPRINT_TARGET = 1.0
 FINGERPRINT_ALLOC_PER_BYTE = 1.5
 MEMORY_REPLAY_TARGET = 1.2
 MEMORY_REPLAY_EXTRA_BYTES = 1024
-# The goals of issue 40 (besides the fingerprint and memory goals above, which it keeps).
+# The cost-split goals (besides the fingerprint and memory goals above, which they keep).
 ENGINE_CPU_TARGET_US = 2.0
 PROTOCOL_REPLAY_TARGET = 1.1
 SIZES = ["100", "1024", "10240", "102400"]
@@ -246,8 +246,8 @@ def cpu(run):
     return m["score"] if m else float("nan")
 
 
-def issue40_rows(ix, results_dir):
-    """The rows of issue 40: the cost split per store, the fingerprint's String and byte[] APIs,
+def cost_split_rows(ix, results_dir):
+    """The cost-split rows: the cost split per store, the fingerprint's String and byte[] APIs,
     the near cache, scaling at 8 threads over 2 and the hot key."""
     rows = []
     for size in SIZES:
@@ -355,7 +355,7 @@ def paired_rows(ix):
 
 
 def goals(results_dir, with_scaling=True):
-    """The goal table of issue 26, one line per goal, from whatever the run measured."""
+    """The goal table, one line per goal, from whatever the run measured."""
     ix = {}
     paths = [os.path.join(results_dir, name) for name in ("jmh-main.json", "jmh-goals.json")]
     paths += sorted(glob.glob(os.path.join(results_dir, "jmh-goals-store-*.json")))
@@ -394,7 +394,7 @@ def goals(results_dir, with_scaling=True):
         extra = round(alloc(rep) - alloc(fpa))
         rows.append(("memory replay: allocated beyond the fingerprint's", f"{fmt(extra, 0)} B",
                      f"<= {MEMORY_REPLAY_EXTRA_BYTES:,} B", verdict(extra, MEMORY_REPLAY_EXTRA_BYTES)))
-    rows += issue40_rows(ix, results_dir)
+    rows += cost_split_rows(ix, results_dir)
     lines = ["| goal | measured | target | verdict |", "| --- | ---: | ---: | --- |"]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
     scaling = scaling_section(results_dir) if with_scaling else []
@@ -591,7 +591,7 @@ def main(argv):
         parts += steps_section(index(load(steps_json))) + [""]
     parts += scaling_section(results) + [""]
     parts += contention_section(results) + [""]
-    parts += ["### Against the goals of issue 26", ""] + goals(results, with_scaling=False) + [""]
+    parts += ["### Against the speed goals", ""] + goals(results, with_scaling=False) + [""]
     trips = os.path.join(results, "round-trips.md")
     if os.path.exists(trips):
         with open(trips, encoding="utf-8") as f:

@@ -27,7 +27,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * elapsed time and thread CPU time to its own counter. The ratios of those sums (engine over
  * adapter, adapter over raw) compare calls made microseconds apart, so a host that speeds up or
  * slows down during the run moves all three alike; three separate JMH benchmarks are measured
- * minutes apart, and on a shared host the same call moved by 2x within that time (issue 40).
+ * minutes apart, and on a shared host the same call moved by 2x within that time.
  *
  * <p>The counters ({@code engineNanos}, {@code adapterNanos}, {@code rawNanos}, the matching
  * {@code ...CpuNanos} and {@code calls}) are JMH secondary results; the report divides them.

@@ -32,7 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>The trial starts with a single-threaded warm-up of every path ({@link #warmupCalls()}
  * calls each, on stores of its own): with 8 threads on 2 cores the JIT's compiler threads get
  * a ninth of the CPU and, in short warm-up iterations, the measurement caught code still being
- * compiled (issue 40: a run whose 8-thread replay climbed from 75,000 to 128,000 calls/s between
+ * compiled (a run whose 8-thread replay climbed from 75,000 to 128,000 calls/s between
  * its two 1-second iterations, while the same run with 12 warm-up iterations of 2 s measured
  * the same throughput on 2 and 8 threads). Warming up on one thread gives the compiler the cores
  * it needs whatever {@code -t} is, so every thread count measures compiled code.

@@ -11,7 +11,9 @@ import java.util.Optional;
  * {@code Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"}. {@link #parse(List)}
  * accepts that form (with its {@code \"} and {@code \\} escapes; parameters after the string are
  * ignored) and, leniently, a bare token, and returns the key without quotes, ready for
- * {@link IdempotencyKey#of(String, String, String)}. {@link #format(String)} writes the quoted form.
+ * {@link IdempotencyKey#of(String, String, String)}. A bare value with a comma is refused: in a
+ * Structured Field a comma separates list members, so {@code a,b} is a list of two items, not one
+ * key (a key with commas is sent quoted, {@code "a,b"}, as {@link #format(String)} writes it).
  *
  * <p>A key is 1 to {@value IdempotencyKey#MAX_KEY_LENGTH} visible ASCII characters.
  */
@@ -47,14 +49,22 @@ public final class IdempotencyKeyHeader {
      *
      * @param value the field value, quoted ({@code "abc"}) or bare ({@code abc})
      * @return the key without quotes
-     * @throws InvalidIdempotencyKeyException (400) if the value is empty or malformed, or the key
-     *     is not 1 to 255 visible ASCII characters
+     * @throws InvalidIdempotencyKeyException (400) if the value is empty or malformed (a bare
+     *     value with a comma is a list, not a key), or the key is not 1 to 255 visible ASCII characters
      */
     public static String parse(String value) {
         String v = FieldValues.trimOws(value);
-        String key = v.startsWith("\"") ? unquote(v) : v;
-        check(key);
-        return key;
+        if (v.startsWith("\"")) {
+            String key = unquote(v);
+            check(key);
+            return key;
+        }
+        check(v);
+        if (v.indexOf(',') >= 0) {
+            throw new InvalidIdempotencyKeyException("the Idempotency-Key field is a list (a bare value with a"
+                    + " comma), not one key; a key with commas is sent as a quoted string, \"a,b\"");
+        }
+        return v;
     }
 
     /**

@@ -38,6 +38,23 @@ class IdempotencyKeyHeaderTest {
                         e -> assertThat(e.httpStatus()).isEqualTo(400));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"key,with,commas", "a,b", "a,", ",a", "\"a\",\"b\"", "\"a\", b"})
+    void aListIsNotAKey(String field) {
+        assertThatThrownBy(() -> IdempotencyKeyHeader.parse(field))
+                .isInstanceOfSatisfying(InvalidIdempotencyKeyException.class,
+                        e -> assertThat(e.httpStatus()).isEqualTo(400));
+        assertThatThrownBy(() -> IdempotencyKeyHeader.parse(List.of(field)))
+                .isInstanceOf(InvalidIdempotencyKeyException.class);
+    }
+
+    @Test
+    void aBareListSaysToQuoteTheKeyAndAQuotedKeyMayHoldCommas() {
+        assertThatThrownBy(() -> IdempotencyKeyHeader.parse("key,with,commas"))
+                .hasMessageContaining("is a list").hasMessageContaining("quoted string");
+        assertThat(IdempotencyKeyHeader.parse("\"key,with,commas\"")).isEqualTo("key,with,commas");
+    }
+
     @Test
     void rejectsRepeatedFieldsAndOverlongKeys() {
         assertThatThrownBy(() -> IdempotencyKeyHeader.parse(List.of("a", "a"))).hasMessageContaining("must appear once");

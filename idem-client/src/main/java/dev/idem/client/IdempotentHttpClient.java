@@ -4,6 +4,7 @@ import dev.idem.api.IdempotencyKeyHeader;
 import dev.idem.api.InvalidRequestTimeoutException;
 import dev.idem.api.RequestTimeoutHeader;
 import dev.idem.api.time.Sleeper;
+import dev.idem.client.internal.ResendCount;
 import dev.idem.client.internal.RetryAfterParser;
 import dev.idem.client.internal.RetrySession;
 import dev.idem.client.internal.TransientFailures;
@@ -40,6 +41,13 @@ import java.util.concurrent.CompletableFuture;
  * thrown; an exception is thrown (or completes the future) unchanged, with those of earlier
  * attempts attached as suppressed. The bodies of responses that are retried are closed if they are
  * {@link AutoCloseable}.
+ *
+ * <p>Tracing: where the OpenTelemetry API is on the class path and a span is current when a
+ * request is sent (the caller's span, or an HTTP client span the application opened around the
+ * call), each re-sent attempt sets that span's {@code http.request.resend_count} (OpenTelemetry's
+ * HTTP semantic conventions) to its number: 1 as the second attempt goes out, 2 as the third, so
+ * the span ends with the number of re-sends. Without OpenTelemetry (an optional dependency) nothing
+ * of it is loaded.
  */
 public final class IdempotentHttpClient {
 
@@ -97,13 +105,14 @@ public final class IdempotentHttpClient {
         Objects.requireNonNull(request, "request must not be null");
         Objects.requireNonNull(handler, "handler must not be null");
         RetrySession session = new RetrySession(policy, budget, listener, keyOf(request), callerBudget(request));
+        Object span = ResendCount.currentSpan();
         while (true) {
             session.begin();
             HttpResponse<T> response = null;
             IOException failure = null;
             RetryDecision decision;
             try {
-                response = client.send(attemptRequest(request, session), handler);
+                response = client.send(attemptRequest(request, session, span), handler);
                 decision = classifyResponse(response);
             } catch (IOException e) {
                 failure = e;
@@ -193,7 +202,8 @@ public final class IdempotentHttpClient {
         }
     }
 
-    private HttpRequest attemptRequest(HttpRequest request, RetrySession session) {
+    private HttpRequest attemptRequest(HttpRequest request, RetrySession session, Object span) {
+        ResendCount.resending(span, session.attempts());
         HttpRequest.Builder b = HttpRequest.newBuilder(request, (name, value) ->
                 !name.equalsIgnoreCase(IDEMPOTENCY_KEY) && !name.equalsIgnoreCase(REQUEST_TIMEOUT));
         Duration remaining = session.remaining();
@@ -249,6 +259,8 @@ public final class IdempotentHttpClient {
         private final BodyHandler<T> handler;
         private final RetrySession session;
         private final CompletableFuture<IdempotentResponse<T>> result;
+        // The span current where sendAsync was called: later attempts run on other threads.
+        private final Object span = ResendCount.currentSpan();
 
         AsyncCall(
                 HttpRequest request,
@@ -267,7 +279,7 @@ public final class IdempotentHttpClient {
             }
             try {
                 session.begin();
-                client.sendAsync(attemptRequest(request, session), handler).whenComplete(this::onOutcome);
+                client.sendAsync(attemptRequest(request, session, span), handler).whenComplete(this::onOutcome);
             } catch (RuntimeException e) {
                 result.completeExceptionally(e);
             }

@@ -89,7 +89,7 @@ final class AsyncRuntime {
      * store, and as many calls again wait in the pool's queue, so a thread that ends a call takes
      * the next one at once. A lane only as wide as the pool kept that queue empty: every call was
      * handed to a parked thread and waited for it to wake (measured: async calls over a blocking
-     * Redis 1.13x slower than with no lane, benchmarks/README). Over virtual threads, or
+     * Redis 1.13x slower than with no lane; benchmarks/results/HISTORY.md). Over virtual threads, or
      * the builder's executor (whose threads the engine does not know), the lane alone bounds the
      * store's calls, so it is {@link #POOL_THREADS} wide.
      */

@@ -278,7 +278,7 @@ public final class IdempotencyEngine implements AutoCloseable {
      * @param work the operation
      * @return the value, and whether it was replayed
      * @throws dev.idem.api.IdempotencyException a typed failure (see the class comment and
-     *     the README's guarantees table); the work's own unchecked exceptions on a transient failure
+     *     the guarantees table in docs/reference.md); the work's own unchecked exceptions on a transient failure
      */
     public Result<Object> execute(IdempotencyKey key, Object request, Work<?> work) {
         return execute(key, request, Object.class, CallOptions.defaults(), work);

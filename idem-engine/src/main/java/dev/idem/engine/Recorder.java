@@ -188,8 +188,10 @@ final class Recorder {
 
     /** The warning an outcome that cannot be opened is logged with. */
     String unreadable(OutcomeUnreadableException e) {
-        return Ending.warning("the stored outcome of {0} cannot be read ({1}, key id {2}); the work does not run"
-                + " again", key, e.reason(), e.keyId());
+        // A record stored in clear names no key id: say only why, not "key id null".
+        String why = e.keyId() == null ? e.reason().toString() : e.reason() + ", key id " + e.keyId();
+        return Ending.warning("the stored outcome of {0} cannot be read ({1}); the work does not run again", key,
+                why);
     }
 
     /** What the outcome filter rebuilds of a stored success, for a replay. */

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Paths that could run the work twice or give two answers for one outcome (issue 11). */
+/** Paths that could run the work twice or give two answers for one outcome. */
 class ExactlyOncePathsTest {
     private final MutableClock clock = new MutableClock();
     private final MemoryIdempotencyStore memory = MemoryIdempotencyStore.builder().clock(clock).build();

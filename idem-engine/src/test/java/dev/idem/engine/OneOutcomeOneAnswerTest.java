@@ -21,7 +21,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** After the work ran, every caller gets one answer, and the work never runs again (issue 11). */
+/** After the work ran, every caller gets one answer, and the work never runs again. */
 class OneOutcomeOneAnswerTest {
     private final MutableClock clock = new MutableClock();
     private final MemoryIdempotencyStore memory = MemoryIdempotencyStore.builder().clock(clock).build();

@@ -18,11 +18,17 @@ import dev.idem.engine.protection.KeyVersion;
 import dev.idem.testsupport.MutableClock;
 import java.math.BigDecimal;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -212,6 +218,54 @@ class OutcomeEncryptionTest {
                 .isInstanceOfSatisfying(OutcomeUnreadableException.class,
                         e -> assertThat(e.reason()).isEqualTo(Reason.NOT_ENCRYPTED));
         assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void theWarningForARefusedPlaintextRecordNamesNoKeyIdAndAMissingKeyIsNamed() {
+        engine(b -> b).call(key("clear"), REQUEST, Charge.class, charge("clear"));
+        under(KeyRing.of(K1)).call(key("sealed"), REQUEST, Charge.class, charge("sealed"));
+        IdempotencyEngine strict = engine(b -> b.encryptOutcomes(KeyRing.of(K2)).refuseUnencryptedRecords());
+
+        List<String> warnings = warningsWhile(() -> {
+            assertThatThrownBy(() -> strict.call(key("clear"), REQUEST, Charge.class, charge("x")))
+                    .isInstanceOf(OutcomeUnreadableException.class);
+            assertThatThrownBy(() -> strict.call(key("sealed"), REQUEST, Charge.class, charge("x")))
+                    .isInstanceOf(OutcomeUnreadableException.class);
+        });
+
+        assertThat(warnings).hasSize(2);
+        assertThat(warnings.get(0)).contains("(NOT_ENCRYPTED)").doesNotContain("key id");
+        assertThat(warnings.get(1)).contains("(KEY_MISSING, key id k1)");
+        assertThat(runs).hasValue(2);
+    }
+
+    /** The engine's WARNING lines (System.Logger over java.util.logging) while {@code action} runs. */
+    private static List<String> warningsWhile(Runnable action) {
+        Logger log = Logger.getLogger(IdempotencyEngine.class.getName());
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel() == java.util.logging.Level.WARNING) {
+                    lines.add(new SimpleFormatter().formatMessage(r));
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(capture);
+        try {
+            action.run();
+        } finally {
+            log.removeHandler(capture);
+        }
+        return lines;
     }
 
     @Test

@@ -185,6 +185,16 @@ class OutcomeFilterTest {
     }
 
     @Test
+    void aFilteredDecimalKeepsItsTrailingZeros() {
+        // A filter works on a JSON tree; an amount written as 10.50 must replay as 10.50, not 10.5.
+        IdempotencyEngine engine = engine(b -> b.outcomeFilter(OutcomeFilter.removing("/card")));
+        Work<Payment> priced = ctx -> new Payment("pay_z", PAN, new BigDecimal("10.50"));
+        engine.call(key("z"), REQUEST, Payment.class, priced);
+        Payment replay = engine.call(key("z"), REQUEST, Payment.class, priced);
+        assertThat(replay.amount().toPlainString()).isEqualTo("10.50");
+    }
+
+    @Test
     void theFilterRunsBeforeEncryption() {
         IdempotencyEngine engine = engine(b -> b.outcomeFilter(OutcomeFilter.removing("/card"))
                 .encryptOutcomes(KeyRing.of(secretKey("k1", 1))));

@@ -48,6 +48,16 @@ public final class HttpIdempotency {
      * {@link dev.idem.api.RequestTimeoutHeader} for its format.
      */
     public static final String REQUEST_TIMEOUT = dev.idem.api.RequestTimeoutHeader.NAME;
+    /**
+     * gRPC's deadline header, {@value}: what gRPC-Web and HTTP/JSON transcoding gateways (Envoy's
+     * grpc_json_transcoder, grpc-gateway) pass on; name it in {@link Builder#deadlineHeaders}.
+     */
+    public static final String GRPC_TIMEOUT = "grpc-timeout";
+    /**
+     * Envoy's deadline header, {@value}: the time Envoy waits for the upstream's answer, in whole
+     * milliseconds; name it in {@link Builder#deadlineHeaders} behind an Envoy proxy or mesh.
+     */
+    public static final String ENVOY_EXPECTED_TIMEOUT = "x-envoy-expected-rq-timeout-ms";
     /** Response header: {@code stored} on the first response whose outcome was stored, {@code replayed} on replays. */
     public static final String IDEMPOTENCY_STATUS = "Idempotency-Status";
     /** Response header set to {@code true} on replays. */
@@ -82,8 +92,10 @@ public final class HttpIdempotency {
     private final CallOptions callOptions;
     private final HandlerExecution execution;
     private final ResponseFilter responseFilter;
+    private final List<String> deadlineHeaders;
 
     private HttpIdempotency(Builder b) {
+        this.deadlineHeaders = List.copyOf(b.deadlineHeaders);
         this.engine = b.engine;
         this.methods = Set.copyOf(b.methods);
         this.routes = b.routes;
@@ -212,6 +224,15 @@ public final class HttpIdempotency {
     }
 
     /**
+     * The headers read for the caller's budget besides {@value #REQUEST_TIMEOUT} (default none).
+     *
+     * @return the deadline headers, as configured
+     */
+    public List<String> deadlineHeaders() {
+        return deadlineHeaders;
+    }
+
+    /**
      * Per-call options passed to the engine (TTL, lease, in-progress policy; with a
      * {@link #responseFilter()}, the outcome filter that applies it).
      *
@@ -245,6 +266,7 @@ public final class HttpIdempotency {
         private CallOptions callOptions = CallOptions.defaults();
         private HandlerExecution execution;
         private ResponseFilter responseFilter;
+        private List<String> deadlineHeaders = List.of();
         private final Set<String> set = new HashSet<>();
 
         private Builder(IdempotencyEngine engine) {
@@ -428,6 +450,36 @@ public final class HttpIdempotency {
                         + " one call, and each request gets its own from its " + REQUEST_TIMEOUT + " header");
             }
             this.callOptions = options;
+            return this;
+        }
+
+        /**
+         * Headers that carry the caller's deadline besides {@value HttpIdempotency#REQUEST_TIMEOUT}
+         * (default none): the shortest budget of all those a request carries wins, and a repeated
+         * or malformed one is answered as a malformed {@value HttpIdempotency#REQUEST_TIMEOUT} is
+         * (400 {@code invalid-request-timeout}). {@value HttpIdempotency#GRPC_TIMEOUT} is read as gRPC
+         * writes it (one to eight digits and a unit), for requests from gRPC-Web clients and
+         * transcoding gateways; {@value HttpIdempotency#ENVOY_EXPECTED_TIMEOUT} as whole
+         * milliseconds, behind Envoy; any other name in {@value HttpIdempotency#REQUEST_TIMEOUT}'s
+         * format. Name only headers that what stands in front of the server sets or checks.
+         *
+         * @param names header names, case-insensitive
+         * @return this builder
+         * @throws IllegalArgumentException if a name is not an HTTP token or is {@value HttpIdempotency#REQUEST_TIMEOUT}
+         */
+        public Builder deadlineHeaders(String... names) {
+            once("deadlineHeaders");
+            Set<String> result = new LinkedHashSet<>();
+            for (String name : List.of(names)) {
+                if (name.isEmpty() || !name.chars().allMatch(Builder::isTokenChar)) {
+                    throw new IllegalArgumentException("header name must be an HTTP token but was \"" + name + "\"");
+                }
+                if (name.equalsIgnoreCase(REQUEST_TIMEOUT)) {
+                    throw new IllegalArgumentException(REQUEST_TIMEOUT + " is always read; name only other headers");
+                }
+                result.add(name.toLowerCase(Locale.ROOT));
+            }
+            this.deadlineHeaders = List.copyOf(result);
             return this;
         }
 

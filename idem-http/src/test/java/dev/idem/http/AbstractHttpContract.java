@@ -200,7 +200,7 @@ abstract class AbstractHttpContract extends HttpIsolationContract {
 
     @ParameterizedTest
     @ValueSource(strings = {"", "\"\"", "\"unterminated", "\"bad\\escape\"", "\"abc\" trailing", "a b",
-            "\"a b\""})
+            "\"a b\"", "key,with,commas", "\"a\", \"b\""})
     void invalidKeyIs400(String header) throws Exception {
         HttpResponse<byte[]> r = http().post("/api/charges", "{}", "Idempotency-Key", header, "X-User", "alice");
 

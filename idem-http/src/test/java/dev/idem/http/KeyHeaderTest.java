@@ -19,7 +19,7 @@ class KeyHeaderTest {
         "'  \"abc\"\t'|abc",
         "\"abc\";a=1;b|abc",
         "\"a\\\"b\\\\c\"|a\"b\\c",
-        "bare;token,with=stuff|bare;token,with=stuff"})
+        "bare;token=stuff|bare;token=stuff"})
     void readsStructuredStringsAndBareTokens(String field, String key) throws Exception {
         assertThat(KeyHeader.parse(List.of(field))).isEqualTo(key);
     }
@@ -31,7 +31,8 @@ class KeyHeaderTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"", "  ", "\"\"", "\"abc", "\"ab\\", "\"a\\nb\"", "\"abc\"x", "a b", "\"a b\"",
-        "\"caf\u00e9\"", "caf\u00e9"})
+        "\"caf\u00e9\"", "caf\u00e9", "key,with,commas", "bare;token,with=stuff",
+        "\"a\", \"b\""})
     void rejectsMalformedFields(String field) {
         assertThatThrownBy(() -> KeyHeader.parse(List.of(field))).isInstanceOf(KeyHeader.InvalidKeyException.class);
     }

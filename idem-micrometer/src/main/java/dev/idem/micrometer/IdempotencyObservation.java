@@ -136,6 +136,7 @@ public final class IdempotencyObservation {
      * @param call the engine call
      * @return a stage that completes as the call's does, once the observation is stopped
      */
+    @SuppressWarnings("try") // the scope is held open around the call, never read by name
     public <T> CompletableFuture<T> observeAsync(String operationName, IdempotencyKey key,
             Supplier<? extends CompletionStage<T>> call) {
         Objects.requireNonNull(call, "call");

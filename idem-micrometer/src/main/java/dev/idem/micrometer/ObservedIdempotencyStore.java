@@ -36,6 +36,7 @@ final class ObservedIdempotencyStore extends ForwardingIdempotencyStore {
     }
 
     @Override
+    @SuppressWarnings("try") // the scope is held open around the call, never read by name
     protected <T> CompletionStage<T> aroundAsync(Operation operation, IdempotencyKey key,
             Supplier<? extends CompletionStage<T>> call) {
         Observation observation = observation(operation).start();

@@ -19,7 +19,7 @@ import reactor.core.publisher.Mono;
 /**
  * Reactor's face of {@link IdempotencyEngine#executeAsync(IdempotencyKey, Object, Class,
  * dev.idem.engine.AsyncWork)}, with the same guarantees and answers as the blocking
- * {@code execute} (the main README's guarantees table):
+ * {@code execute} (the guarantees table of docs/reference.md):
  *
  * <pre>{@code
  * ReactorIdempotency idem = ReactorIdempotency.of(engine);

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** The main README's asynchronous, reactive and multi-step examples, run as they are printed. */
+/** The engine and Reactor READMEs' asynchronous, reactive and multi-step examples, run as they are printed. */
 @Timeout(60)
 class AsyncAndStepsTest {
     record ChargeRequest(String customer, long amountCents) {
@@ -140,11 +140,9 @@ class AsyncAndStepsTest {
         IdempotencyKey key = IdempotencyKey.inScope("customer-42").operation("create-charge").key("r-1");
         ChargeRequest chargeRequest = new ChargeRequest("customer-42", 1_000);
 
-        // tag::reactor[]
         ReactorIdempotency idem = ReactorIdempotency.of(engine);
         Mono<Charge> charge = idem.call(key, chargeRequest, Charge.class,
                 ctx -> gateway.chargeMono(chargeRequest, ctx.downstreamKey()));   // lazy: nothing runs yet
-        // end::reactor[]
 
         assertThat(gateway.keys).isEmpty();
         Charge first = charge.block();

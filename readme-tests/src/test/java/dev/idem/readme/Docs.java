@@ -10,6 +10,8 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -144,6 +146,123 @@ final class Docs {
         int indent = body.stream().filter(l -> !l.isBlank())
                 .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
         return body.stream().map(l -> l.isBlank() ? "" : l.substring(indent)).toList();
+    }
+
+    /**
+     * What a README's Java block holds: the region, preceded by the imports it uses and a blank
+     * line. Those are the source's own import lines whose simple name the region's code names
+     * (comments and string literals aside), and, for a type of the source's own package, which
+     * needs no import there, the import an application needs when that type is a main (published)
+     * type. Imports of test sources' own types (an example's helpers) are left out: an application
+     * has its own. So a block shows the imports it needs, and no other, without a second region
+     * to keep in step with the first.
+     */
+    static List<String> snippet(Path source, String tag) {
+        List<String> region = region(source, tag);
+        Set<String> used = identifiers(region);
+        List<String> lines = lines(source);
+        String pkg = lines.stream().map(String::trim).filter(l -> l.startsWith("package "))
+                .map(l -> l.substring(8, l.indexOf(';'))).findFirst().orElse("");
+        TreeSet<String> statics = new TreeSet<>();
+        TreeSet<String> types = new TreeSet<>();
+        Set<String> imported = new TreeSet<>();
+        for (String l : lines) {
+            Matcher m = IMPORT.matcher(l.trim());
+            if (m.matches()) {
+                String name = m.group(2);
+                String simple = name.substring(name.lastIndexOf('.') + 1);
+                imported.add(simple);
+                String type = m.group(1) == null ? name : name.substring(0, name.lastIndexOf('.'));
+                if (used.contains(simple) && !isTestType(type)) {
+                    (m.group(1) == null ? types : statics).add(l.trim());
+                }
+            }
+        }
+        Set<String> declared = declaredTypes(region);
+        for (String name : used) {
+            if (!imported.contains(name) && !declared.contains(name) && Character.isUpperCase(name.charAt(0))
+                    && mainTypes().contains(pkg + "." + name)) {
+                types.add("import " + pkg + "." + name + ";");
+            }
+        }
+        if (statics.isEmpty() && types.isEmpty()) {
+            return region;
+        }
+        List<String> out = new ArrayList<>(statics);
+        if (!statics.isEmpty() && !types.isEmpty()) {
+            out.add("");
+        }
+        out.addAll(types);
+        out.add("");
+        out.addAll(region);
+        return out;
+    }
+
+    private static final Pattern IMPORT = Pattern.compile("import (static )?([\\w.]+)(\\.\\*)?;(\\s*//.*)?");
+    private static final Pattern IDENTIFIER = Pattern.compile("(?<![\\w$.])[A-Za-z_$][\\w$]*");
+    private static final Pattern DECLARATION = Pattern.compile("\\b(?:class|record|interface|enum) ([A-Za-z_$][\\w$]*)");
+    private static Set<String> mainTypes;
+    private static Set<String> testTypes;
+
+    /** The names the code of {@code region} uses, not counting comments, strings and member names. */
+    static Set<String> identifiers(List<String> region) {
+        String code = String.join("\n", region)
+                .replaceAll("(?s)/\\*.*?\\*/", " ")
+                .replaceAll("\"(?:\\\\.|[^\"\\\\\\n])*\"", "\"\"")
+                .replaceAll("'(?:\\\\.|[^'\\\\])'", "''")
+                .replaceAll("//[^\\n]*", " ");
+        Set<String> names = new TreeSet<>();
+        Matcher m = IDENTIFIER.matcher(code);
+        while (m.find()) {
+            names.add(m.group());
+        }
+        return names;
+    }
+
+    private static Set<String> declaredTypes(List<String> region) {
+        Set<String> names = new TreeSet<>();
+        Matcher m = DECLARATION.matcher(String.join("\n", region));
+        while (m.find()) {
+            names.add(m.group(1));
+        }
+        return names;
+    }
+
+    /** Every type of every module's main sources, by qualified name (top-level types: one per file). */
+    private static synchronized Set<String> mainTypes() {
+        if (mainTypes == null) {
+            mainTypes = types("/src/main/java/");
+        }
+        return mainTypes;
+    }
+
+    /**
+     * Whether {@code type} (or the type it is nested in) is a test source's own: an example's
+     * helper, which an application does not import, so its block shows no import of it.
+     */
+    private static synchronized boolean isTestType(String type) {
+        if (testTypes == null) {
+            testTypes = types("/src/test/java/");
+        }
+        for (String t = type; ; t = t.substring(0, t.lastIndexOf('.'))) {
+            if (testTypes.contains(t)) {
+                return true;
+            }
+            if (t.indexOf('.') < 0) {
+                return false;
+            }
+        }
+    }
+
+    private static Set<String> types(String sourceRoot) {
+        Set<String> names = new TreeSet<>();
+        for (Path p : files(f -> f.toString().replace('\\', '/').contains(sourceRoot)
+                && f.getFileName().toString().endsWith(".java"))) {
+            String path = p.toString().replace('\\', '/');
+            String rel = path.substring(path.indexOf(sourceRoot) + sourceRoot.length());
+            names.add(rel.substring(0, rel.length() - ".java".length()).replace('/', '.'));
+        }
+        return names;
     }
 
     static Matcher marker(String line) {

@@ -31,11 +31,11 @@ import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The main README's quick start and plain-Java examples, run as they are printed. */
+/** The engine and store-jdbc READMEs' plain-Java examples, run as they are printed. */
 @Timeout(60)
 class QuickStartTest {
     /** What the client sends: a record, a POJO or a Map (anything Jackson writes). */
-    record ChargeRequest(String customer, long amountCents, String currency) {
+    record ChargeRequest(String customer, long amountCents) {
     }
 
     /** What the work returns, stored and replayed. */
@@ -67,7 +67,7 @@ class QuickStartTest {
         JdbcDataSource ds = new JdbcDataSource();
         ds.setURL("jdbc:h2:mem:readme-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         Jdbi.create(ds).useHandle(h -> h.execute(
-                "create table charge (id varchar(64) primary key, customer varchar(64), amount_cents bigint)"));
+                "create table charges (id varchar(64) primary key, customer varchar(64), amount_cents bigint)"));
         return ds;
     }
 
@@ -76,12 +76,12 @@ class QuickStartTest {
         DataSource dataSource = h2();
         String headerValue = "\"8e03978e-40d5-43e8-bc93-6894a57f9324\"";
         String customerId = "customer-42";
-        ChargeRequest chargeRequest = new ChargeRequest("customer-42", 1_000, "EUR");
+        ChargeRequest chargeRequest = new ChargeRequest("customer-42", 1_000);
 
-        // tag::quickstart[]
         // The store: here the application's database (the table is created once; see store-jdbc).
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).build().createTableIfNotExists();
 
+        // tag::classifier[]
         IdempotencyEngine engine = IdempotencyEngine.builder()
                 .store(store)
                 // Failures are transient by default (the key is released, a retry runs again);
@@ -90,6 +90,7 @@ class QuickStartTest {
                         ? FailureDecision.finalFailure("card-declined", e.getMessage())
                         : FailureDecision.transientFailure())
                 .build();
+        // end::classifier[]
 
         // Who asks, what for, and the client's token (the Idempotency-Key header, quoted or bare).
         String clientKey = IdempotencyKeyHeader.parse(headerValue);
@@ -103,14 +104,13 @@ class QuickStartTest {
         Result<Charge> again = engine.execute(key, chargeRequest, Charge.class,
                 ctx -> gateway.charge(chargeRequest, ctx.downstreamKey()));
         boolean replayed = again.replayed();   // true: nothing ran, again.value() equals charge
-        // end::quickstart[]
 
         assertThat(replayed).isTrue();
         assertThat(again.value()).isEqualTo(charge);
         assertThat(gateway.charges).hasValue(1);
 
         // tag::final-failure[]
-        ChargeRequest tooMuch = new ChargeRequest("customer-42", 500_000, "EUR");
+        ChargeRequest tooMuch = new ChargeRequest("customer-42", 500_000);
         IdempotencyKey other = IdempotencyKey.inScope(customerId).operation("create-charge").key("k-2");
         try {
             engine.call(other, tooMuch, Charge.class, ctx -> gateway.charge(tooMuch, ctx.downstreamKey()));
@@ -124,24 +124,22 @@ class QuickStartTest {
         })).isInstanceOfSatisfying(ReplayedFailureException.class,
                 e -> assertThat(e.code()).isEqualTo("card-declined"));
 
-        // tag::transactional[]
         // The charge row and the stored outcome commit in one transaction of the same database,
         // so a crash leaves both or neither. The engine must be on this same store.
         IdempotencyKey orderKey = IdempotencyKey.inScope(customerId).operation("create-charge").key("k-3");
         Charge booked = engine.callAtomically(orderKey, chargeRequest, Charge.class,
                 store.transactional(handle -> {          // a Jdbi Handle in the transaction
                     String id = "ch_" + UUID.randomUUID();
-                    handle.execute("insert into charge (id, customer, amount_cents) values (?, ?, ?)",
+                    handle.execute("insert into charges (id, customer, amount_cents) values (?, ?, ?)",
                             id, chargeRequest.customer(), chargeRequest.amountCents());
                     return new Charge(id, chargeRequest.amountCents());
                 }));
-        // end::transactional[]
         Charge replay = engine.callAtomically(orderKey, chargeRequest, Charge.class,
                 store.transactional(handle -> {
                     throw new AssertionError("replayed, never run again");
                 }));
         assertThat(replay).isEqualTo(booked);
-        int rows = Jdbi.create(dataSource).withHandle(h -> h.createQuery("select count(*) from charge")
+        int rows = Jdbi.create(dataSource).withHandle(h -> h.createQuery("select count(*) from charges")
                 .mapTo(Integer.class).one());
         assertThat(rows).isEqualTo(1);
     }
@@ -150,7 +148,7 @@ class QuickStartTest {
     void waitForAnInProgressDuplicate() throws Exception {
         IdempotencyEngine engine = IdempotencyEngine.builder().store(MemoryIdempotencyStore.create()).build();
         IdempotencyKey key = IdempotencyKey.inScope("c").operation("create-charge").key("w-1");
-        ChargeRequest chargeRequest = new ChargeRequest("c", 10, "EUR");
+        ChargeRequest chargeRequest = new ChargeRequest("c", 10);
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
         Thread first = new Thread(() -> engine.call(key, chargeRequest, Charge.class, ctx -> {
@@ -193,39 +191,42 @@ class QuickStartTest {
         assertThat(engine.call(key, booking, Booking.class, ctx -> booking)).isEqualTo(booking);
     }
 
-    static Charge insertCharge(org.jdbi.v3.core.Handle handle, ChargeRequest request) {
-        String id = "ch_" + UUID.randomUUID();
-        handle.execute("insert into charge (id, customer, amount_cents) values (?, ?, ?)",
-                id, request.customer(), request.amountCents());
-        return new Charge(id, request.amountCents());
-    }
-
     @Test
     void atomicStepAndCompleteWithin() {
         DataSource dataSource = h2();
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).build().createTableIfNotExists();
         IdempotencyEngine engine = IdempotencyEngine.builder().store(store).build();
-        ChargeRequest chargeRequest = new ChargeRequest("customer-42", 700, "EUR");
-        IdempotencyKey key = IdempotencyKey.inScope("customer-42").operation("place-order").key("s-1");
+        ChargeRequest chargeRequest = new ChargeRequest("customer-42", 700);
+        IdempotencyKey orderKey = IdempotencyKey.inScope("customer-42").operation("place-order").key("s-1");
 
-        Charge first = engine.call(key, chargeRequest, Charge.class, ctx -> {
+        Charge first = engine.call(orderKey, chargeRequest, Charge.class, ctx -> {
             // tag::atomic-step[]
+            // The step's row and its journal entry commit in one transaction of the store's database.
             Charge c = ctx.atomicStep("charge", Charge.class, cp -> store.checkpointInTransaction(
-                    ctx.key(), cp.fencingToken(), cp::journalWith, handle -> insertCharge(handle, chargeRequest)));
+                    ctx.key(), cp.fencingToken(), cp::journalWith, handle -> {
+                        Charge row = new Charge("ch_" + UUID.randomUUID(), chargeRequest.amountCents());
+                        handle.execute("insert into charges (id, customer, amount_cents) values (?, ?, ?)",
+                                row.id(), chargeRequest.customer(), row.amountCents());
+                        return row;
+                    }));
             // end::atomic-step[]
             return c;
         });
         assertThat(first.amountCents()).isEqualTo(700);
 
-        IdempotencyKey key2 = IdempotencyKey.inScope("customer-42").operation("create-charge").key("t-1");
+        String customerId = "customer-42";
+        String clientKey = "t-1";
         // tag::complete-within[]
         // A transaction the application opens itself (here Jdbi's; with Spring or jOOQ, the handle
         // over the connection of the transaction they manage): the charge row and the completion
         // commit or roll back together.
+        IdempotencyKey key = IdempotencyKey.inScope(customerId).operation("create-charge").key(clientKey);
         Jdbi jdbi = Jdbi.create(dataSource);                      // the store's database
-        Charge charge = engine.callAtomically(key2, chargeRequest, Charge.class, (ctx, completion) ->
+        Charge charge = engine.callAtomically(key, chargeRequest, Charge.class, (ctx, completion) ->
                 jdbi.inTransaction(handle -> {
-                    Charge c = insertCharge(handle, chargeRequest);   // your writes
+                    Charge c = new Charge("ch_" + UUID.randomUUID(), chargeRequest.amountCents());
+                    handle.execute("insert into charges (id, customer, amount_cents) values (?, ?, ?)",
+                            c.id(), chargeRequest.customer(), c.amountCents());   // your writes
                     if (!store.completeWithin(handle, ctx.key(), ctx.fencingToken(), completion.encode(c),
                             completion.ttl())) {
                         // Another worker took the key over: roll back, write nothing.
@@ -234,10 +235,10 @@ class QuickStartTest {
                     return c;
                 }));
         // end::complete-within[]
-        assertThat(engine.callAtomically(key2, chargeRequest, Charge.class, (ctx, completion) -> {
+        assertThat(engine.callAtomically(key, chargeRequest, Charge.class, (ctx, completion) -> {
             throw new AssertionError("replayed, never run again");
         })).isEqualTo(charge);
-        int rows = jdbi.withHandle(h -> h.createQuery("select count(*) from charge").mapTo(Integer.class).one());
+        int rows = jdbi.withHandle(h -> h.createQuery("select count(*) from charges").mapTo(Integer.class).one());
         assertThat(rows).isEqualTo(2);
     }
 }

@@ -22,14 +22,14 @@ import org.junit.jupiter.api.Test;
 /**
  * Every {@code idem.*} name a README gives exists: a property in the starter's configuration
  * metadata or read by a store provider, or a meter, observation or attribute name the code
- * writes. And the properties have one table, the main README's "Configuration properties":
+ * writes. And the properties have one table, the reference page's "Configuration properties":
  * it lists every property of the metadata and of the providers, and no other README repeats
  * property rows (they link to it).
  */
 class ReadmePropertiesTest {
     private static final Pattern NAME = Pattern.compile("`(idem\\.[A-Za-z0-9._*<>-]*)");
     private static final Pattern LITERAL = Pattern.compile("\"(idem\\.[a-z0-9._-]+)\"");
-    private static final String TABLE_FILE = "README.md";
+    private static final String TABLE_FILE = "docs/reference.md";
     private static final String TABLE_HEADING = "## Configuration properties";
     /**
      * READMEs of the Quarkus extension, whose configuration is its own {@code @ConfigMapping} (no
@@ -145,7 +145,7 @@ class ReadmePropertiesTest {
                 }
                 if (!inSection) {
                     problems.add(rel + ":" + (i + 1) + ": a property row outside the one table (link to"
-                            + " README.md#configuration-properties instead)");
+                            + " docs/reference.md#configuration-properties instead)");
                     continue;
                 }
                 for (String n : names) {

@@ -18,9 +18,14 @@ import org.junit.jupiter.api.Test;
  * <pre>
  * &lt;!-- snippet: store-jdbc/src/test/java/dev/idem/store/jdbc/ReadmeExamplesTest.java#transactional --&gt;
  * ```java
- * (the lines between "// tag::transactional[]" and "// end::transactional[]", dedented)
+ * (the imports the region uses, a blank line, then the lines between
+ *  "// tag::transactional[]" and "// end::transactional[]", dedented)
  * ```
  * </pre>
+ *
+ * <p>The imports are the source's own import lines whose names the region's code uses, and the
+ * import of each main type of the source's own package it uses ({@link Docs#snippet}), so a
+ * reader can paste the block with what it needs and nothing else.
  *
  * Edit the Java source, then copy it into the README with
  * {@code ./mvnw -B -pl readme-tests test -Dtest=ReadmeSnippetsTest -Dsnippets.write=true}.
@@ -59,7 +64,7 @@ class ReadmeSnippetsTest {
                 }
                 List<String> expected;
                 try {
-                    expected = Docs.region(source, m.group(2));
+                    expected = Docs.snippet(source, m.group(2));
                 } catch (IllegalStateException e) {
                     problems.add(block.where() + ": " + e.getMessage());
                     continue;

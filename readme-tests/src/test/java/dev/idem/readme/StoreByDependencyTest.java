@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
 import redis.embedded.RedisServer;
 
 /**
- * The main README's "store chosen by dependency": one piece of code, run once with only
+ * The engine README's "store found on the class path": one piece of code, run once with only
  * idem-store-memory visible and once with only idem-store-redis (a class loader that shows one
  * module's {@code META-INF/services} entry stands for the application's dependency). On memory
  * the record dies with the engine, so a second engine charges again; on Redis the second engine
@@ -34,7 +34,7 @@ import redis.embedded.RedisServer;
 class StoreByDependencyTest {
     private final PaymentGateway gateway = new PaymentGateway();
     private final IdempotencyKey key = IdempotencyKey.inScope("customer-42").operation("create-charge").key("k-1");
-    private final ChargeRequest chargeRequest = new ChargeRequest("customer-42", 1_000, "EUR");
+    private final ChargeRequest chargeRequest = new ChargeRequest("customer-42", 1_000);
 
     private Charge charge(String redisUri) {
         // tag::discovery[]

@@ -32,6 +32,22 @@ public final class TempDirs {
     }
 
     /**
+     * A new directory its owner deletes: for a server whose own shutdown still writes there (a
+     * broker flushing its log), deleting it from a second shutdown hook, which runs at the same
+     * time, would fail that shutdown.
+     *
+     * @param prefix the directory name's start, naming the server
+     * @return the directory
+     */
+    public static Path createOwned(String prefix) {
+        try {
+            return Files.createTempDirectory(prefix);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
      * Deletes {@code dir} and everything in it, quietly: it is a temp dir.
      *
      * @param dir the directory

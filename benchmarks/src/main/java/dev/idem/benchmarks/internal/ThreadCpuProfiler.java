@@ -54,7 +54,7 @@ public final class ThreadCpuProfiler implements InternalProfiler {
     }
 
     @Override
-    public Collection<? extends Result> afterIteration(BenchmarkParams benchmarkParams,
+    public Collection<? extends Result<?>> afterIteration(BenchmarkParams benchmarkParams,
             IterationParams iterationParams, IterationResult result) {
         long total = 0;
         for (Map.Entry<Long, Long> e : workerCpu().entrySet()) {
@@ -62,7 +62,7 @@ public final class ThreadCpuProfiler implements InternalProfiler {
             total += e.getValue() - before.getOrDefault(e.getKey(), 0L);
         }
         long ops = result.getMetadata().getAllOps();
-        List<Result> out = new ArrayList<>();
+        List<Result<?>> out = new ArrayList<>();
         if (ops > 0) {
             out.add(new ScalarResult("cpu.time.norm", (double) total / ops, "ns/op", AggregationPolicy.AVG));
         }

@@ -94,7 +94,7 @@ class FaultInjectionCatchesBrokenStoresTest {
     /**
      * A store that grants every lease extension without checking the token: the engine's lease
      * check between steps goes blind, as it did when it compared the store's deadline with its
-     * own clock (issue 20, point 3), so a worker taken over between steps runs the next step too.
+     * own clock, so a worker taken over between steps runs the next step too.
      */
     static final class GrantsEveryExtension extends ForwardingIdempotencyStore {
         private final java.time.Clock clock = java.time.Clock.systemUTC();
@@ -118,7 +118,7 @@ class FaultInjectionCatchesBrokenStoresTest {
 
     /**
      * A store whose first journal write of a key fails and gives the claim back: what an engine
-     * that released the key on a failed journal write did (issue 20, point 5), so a retry claims
+     * that released the key on a failed journal write once did, so a retry claims
      * the key with an empty journal and runs the step whose effect already happened.
      */
     static final class ReleasesOnAFailedCheckpoint extends ForwardingIdempotencyStore {
@@ -147,7 +147,7 @@ class FaultInjectionCatchesBrokenStoresTest {
 
     /**
      * Between the engine and its connection: a journal write that fails for good releases the
-     * key, as the engine did before issue 20 (point 5). The step's effect ran; a retry claims the
+     * key, as the engine once did. The step's effect ran; a retry claims the
      * key at once and may run it again, where the engine must keep the claim until its lease lapses.
      */
     static final class EngineReleasingOnAFailedJournalWrite extends ForwardingIdempotencyStore {

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.api.IdempotencyException;
 import dev.idem.api.IdempotencyKey;
@@ -240,7 +240,7 @@ public final class OutcomeCodec {
         if (t == null) {
             // Decimals as BigDecimal, kept as written: a filter must not round an amount.
             t = mapper.copy().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-                    .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+                    .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
             treeMapper = t;
         }
         return t;

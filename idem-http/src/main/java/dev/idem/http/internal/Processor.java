@@ -70,10 +70,12 @@ public final class Processor {
 
     private final HttpIdempotency config;
     private final int responseCap;
+    private final BudgetHeaders budgets;
 
     /** A processor for {@code config}. */
     public Processor(HttpIdempotency config) {
         this.config = config;
+        this.budgets = new BudgetHeaders(config.deadlineHeaders());
         // Nothing longer than the store's outcome limit can be stored, so nothing longer is held:
         // one byte more is kept, so that an oversize response is still refused as oversize.
         int limit = config.engine().store().capabilities().maxOutcomeBytes();
@@ -149,7 +151,7 @@ public final class Processor {
         Deadline deadline;
         try {
             // Counted from here, when the headers are read: the time the body takes is the caller's too.
-            deadline = RequestTimeoutHeader.parse(request.headers(RequestTimeoutHeader.NAME))
+            deadline = budgets.budget(request)
                     .map(budget -> Deadline.after(budget, config.engine().ticker())).orElse(null);
         } catch (InvalidRequestTimeoutException e) {
             return reject(Problem.of(400, "invalid-request-timeout", "Invalid X-Request-Timeout", e.getMessage()));
@@ -220,7 +222,7 @@ public final class Processor {
      */
     @SuppressWarnings("unchecked")
     public Class<Object> storedType() {
-        return (Class<Object>) (Class<?>) (config.callOptions().outcomeFilter() == null ? StoredBytes.class
+        return (Class<Object>) (config.callOptions().outcomeFilter() == null ? StoredBytes.class
                 : StoredResponse.class);
     }
 

@@ -2,8 +2,7 @@ package dev.idem.jaxrs.readme;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-// The README's imports: the setup's types live in four modules (and Jersey's JSON provider).
-// tag::imports[]
+// The README's setup block shows these imports with their comments: the modules its types live in.
 import dev.idem.engine.IdempotencyEngine;             // idem-engine
 import dev.idem.http.HttpIdempotency;                 // idem-http (a dependency of idem-jaxrs)
 import dev.idem.http.PrincipalResolver;
@@ -12,7 +11,6 @@ import dev.idem.jaxrs.JaxrsRoutes;
 import dev.idem.store.jdbc.JdbcIdempotencyStore;      // idem-store-jdbc (or another store)
 import org.glassfish.jersey.jackson.JacksonFeature;   // jersey-media-json-jackson
 import org.glassfish.jersey.server.ResourceConfig;
-// end::imports[]
 
 import java.net.URI;
 import java.net.http.HttpClient;

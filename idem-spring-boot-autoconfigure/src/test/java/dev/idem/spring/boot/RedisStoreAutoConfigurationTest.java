@@ -46,6 +46,7 @@ class RedisStoreAutoConfigurationTest {
                     "spring.data.redis.timeout=2s");
 
     /** Runs the engine once and again under one key; the second call replays, and Redis holds the record. */
+    @SuppressWarnings("deprecation") // JedisPooled: the client of Boot 3.5's Jedis line
     private static void storesAndReplaysOnRedis(ApplicationContext ctx, String clientLibrary) {
         IdempotencyStore store = ctx.getBean(IdempotencyStore.class);
         assertThat(store).isInstanceOf(RedisIdempotencyStore.class);
@@ -99,6 +100,7 @@ class RedisStoreAutoConfigurationTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation") // JedisPooled: the client of Boot 3.5's Jedis line
     void aClientBeanOfTheApplicationWinsOverTheConnectionFactory() {
         springDataRedis.withBean(UnifiedJedis.class, () -> new JedisPooled(EmbeddedRedisServer.HOST, PORT),
                         b -> b.setDestroyMethodName("close"))

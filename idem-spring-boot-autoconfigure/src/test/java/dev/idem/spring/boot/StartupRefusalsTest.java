@@ -91,6 +91,7 @@ class StartupRefusalsTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation") // JedisPooled: the client of Boot 3.5's Jedis line
     void theTransactionalModeOfFilterRoutesOverRedisIsRefusedAtStartupNotAnsweredWith500s() {
         new WebApplicationContextRunner().withConfiguration(IDEM).withConfiguration(JDBC)
                 .withBean(JedisPooled.class, () -> new JedisPooled("127.0.0.1", 1))
@@ -120,6 +121,7 @@ class StartupRefusalsTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation") // JedisPooled: the client of Boot 3.5's Jedis line
     void aTransactionalIdempotentMethodOverRedisIsRefusedAtStartup() {
         new ApplicationContextRunner().withConfiguration(IDEM).withConfiguration(JDBC)
                 .withBean(JedisPooled.class, () -> new JedisPooled("127.0.0.1", 1))

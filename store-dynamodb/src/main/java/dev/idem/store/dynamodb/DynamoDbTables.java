@@ -4,8 +4,13 @@ import dev.idem.api.StoreUnavailableException;
 import dev.idem.store.dynamodb.internal.Failures;
 import dev.idem.store.dynamodb.internal.ItemCodec;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.regex.Pattern;
+import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
@@ -16,6 +21,7 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveDescription;
 import software.amazon.awssdk.services.dynamodb.model.TimeToLiveStatus;
+import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveRequest;
 
 /**
  * Creates the table a {@link DynamoDbIdempotencyStore} needs: on-demand billing, a string
@@ -53,18 +59,82 @@ public final class DynamoDbTables {
         }
         try {
             client.waiter().waitUntilTableExists(b -> b.tableName(tableName));
-            TimeToLiveDescription ttl = client.describeTimeToLive(b -> b.tableName(tableName))
-                    .timeToLiveDescription();
-            boolean on = ttl != null && (ttl.timeToLiveStatus() == TimeToLiveStatus.ENABLED
-                    || ttl.timeToLiveStatus() == TimeToLiveStatus.ENABLING);
-            if (!on) {
-                client.updateTimeToLive(b -> b.tableName(tableName)
-                        .timeToLiveSpecification(s -> s.enabled(true).attributeName(ItemCodec.TTL)));
+            if (!ttlOn(client.describeTimeToLive(b -> b.tableName(tableName)).timeToLiveDescription())) {
+                client.updateTimeToLive(enableTtl(tableName));
             }
         } catch (SdkException e) {
             throw Failures.translate("createTable", tableName, null, e);
         }
         return created;
+    }
+
+    /**
+     * The same as {@link #createTable(DynamoDbClient, String)} over an asynchronous client, so an
+     * application on {@code DynamoDbIdempotencyStore.builder().asyncClient(...)} needs no second,
+     * synchronous client to create its table. It blocks the calling thread until the table is
+     * active and TTL is on: call it at startup, never on the client's or a reactive event loop.
+     *
+     * @param client the asynchronous client
+     * @param tableName the table name
+     * @return true if the table was created, false if it already existed (its key schema
+     *     is not checked)
+     * @throws StoreUnavailableException if DynamoDB refuses or cannot be reached, or the calling
+     *     thread is interrupted meanwhile (its interrupt flag is set again)
+     */
+    public static boolean createTable(DynamoDbAsyncClient client, String tableName) {
+        Objects.requireNonNull(client, "client");
+        checkTableName(tableName);
+        boolean created;
+        try {
+            await(client.createTable(createTableRequest(tableName)));
+            created = true;
+        } catch (ResourceInUseException e) {
+            created = false;
+        } catch (SdkException e) {
+            throw Failures.translate("createTable", tableName, null, e);
+        }
+        try {
+            await(client.waiter().waitUntilTableExists(b -> b.tableName(tableName)));
+            if (!ttlOn(await(client.describeTimeToLive(b -> b.tableName(tableName))).timeToLiveDescription())) {
+                await(client.updateTimeToLive(enableTtl(tableName)));
+            }
+        } catch (SdkException e) {
+            throw Failures.translate("createTable", tableName, null, e);
+        }
+        return created;
+    }
+
+    private static boolean ttlOn(TimeToLiveDescription ttl) {
+        return ttl != null && (ttl.timeToLiveStatus() == TimeToLiveStatus.ENABLED
+                || ttl.timeToLiveStatus() == TimeToLiveStatus.ENABLING);
+    }
+
+    private static UpdateTimeToLiveRequest enableTtl(String tableName) {
+        return UpdateTimeToLiveRequest.builder().tableName(tableName)
+                .timeToLiveSpecification(s -> s.enabled(true).attributeName(ItemCodec.TTL)).build();
+    }
+
+    /** The stage's value, its SDK failure thrown as the synchronous client would throw it. */
+    private static <T> T await(CompletableFuture<T> stage) {
+        try {
+            return stage.get();
+        } catch (InterruptedException e) {
+            stage.cancel(true);
+            // Failures.translate gives the interrupt back to this thread.
+            throw AbortedException.builder().message("interrupted while waiting for DynamoDB").cause(e).build();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            while (cause instanceof CompletionException && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            if (cause instanceof Error) {
+                throw (Error) cause;
+            }
+            throw new IllegalStateException(cause);
+        }
     }
 
     /**

@@ -39,14 +39,12 @@ class ReadmeExampleTest {
 
     @Test
     void nonBlocking() {
-        try (DynamoDbClient admin = DynamoDbLocal.client()) {
-            DynamoDbTables.createTable(admin, "idem");
-        }
         withLocalSettings(() -> {
             // tag::async[]
             DynamoDbAsyncClient client = DynamoDbAsyncClient.builder()      // yours; the store never closes it
                     .httpClientBuilder(NettyNioAsyncHttpClient.builder().maxConcurrency(100))
                     .build();
+            DynamoDbTables.createTable(client, "idem");   // once (blocks until the table is active)
             IdempotencyStore store = DynamoDbIdempotencyStore.builder()
                     .asyncClient(client)
                     .tableName("idem")

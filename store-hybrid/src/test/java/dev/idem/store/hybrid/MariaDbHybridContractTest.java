@@ -2,8 +2,10 @@ package dev.idem.store.hybrid;
 
 import dev.idem.store.tck.IdempotencyStoreContract;
 import dev.idem.store.tck.StoreFixture;
+import org.junit.jupiter.api.Tag;
 
 /** The store test kit on the hybrid store: embedded Redis in front of MariaDB. */
+@Tag("compat") // another combination of parts: the default build runs hybrid on PostgreSQL with a Jedis gate
 class MariaDbHybridContractTest extends IdempotencyStoreContract {
     @Override
     protected StoreFixture createFixture() {

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 16's transactional mode through the engine: {@code ctx.atomicStep} with
+ * Multi-step work in the transactional mode, through the engine: {@code ctx.atomicStep} with
  * {@link JdbcIdempotencyStore#checkpointInTransaction}, so a step's business row and its
  * journal entry commit together. A worker killed inside the step's transaction leaves
  * neither, and a stale worker's step rolls back; either way one charge row per key.

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 16 with the transactional mode: a step's business write and its journal entry commit
+ * Multi-step work in the transactional mode: a step's business write and its journal entry commit
  * together ({@link JdbcIdempotencyStore#checkpointInTransaction}), and a stale token rolls
  * both back.
  */

@@ -51,6 +51,8 @@ final class JedisClients {
         }
     }
 
+    /** Jedis before 7 has no RedisClient builders: the pooled and cluster classes 7 deprecates are its only way. */
+    @SuppressWarnings("deprecation")
     private static final class Legacy {
         static UnifiedJedis standalone(HostAndPort node, JedisClientConfig config) {
             return new JedisPooled(node, config);

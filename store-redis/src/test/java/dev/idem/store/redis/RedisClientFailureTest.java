@@ -235,8 +235,8 @@ class RedisClientFailureTest {
         } else {
             RedisClient lettuce = LettuceClients.client(port);
             try (StatefulRedisConnection<String, String> c = lettuce.connect()) {
-                assertThat((Object) c.sync().eval("redis.setresp(3); return {false, true}", ScriptOutputType.OBJECT))
-                        .isEqualTo(List.of(false, true));
+                Object reply = c.sync().eval("redis.setresp(3); return {false, true}", ScriptOutputType.OBJECT);
+                assertThat(reply).isEqualTo(List.of(false, true));
             }
             scripts = LettuceScriptClient.owning(lettuce);
         }

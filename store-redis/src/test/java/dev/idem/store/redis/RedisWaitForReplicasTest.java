@@ -7,6 +7,7 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.RecordState;
 import dev.idem.store.redis.spring.SpringDataRedisScriptClient;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -182,6 +183,7 @@ class RedisWaitForReplicasTest {
      */
     @ParameterizedTest
     @MethodSource("dev.idem.store.redis.RedisWaitForReplicasTest$Via#underTest")
+    @SuppressWarnings("try") // the replica stays frozen while the block runs; the resource is never read
     void answersFromAnotherConnectionsWriteWaitForTheReplicasToo(Via via) throws Exception {
         IdempotencyKey k = key();
         try (RedisIdempotencyStore plain = RedisIdempotencyStore.create(via.open(primaryPort));
@@ -211,7 +213,7 @@ class RedisWaitForReplicasTest {
             this.pid = pid;
         }
 
-        static Frozen replica() throws Exception {
+        static Frozen replica() throws IOException {
             String pid;
             try (Jedis r = EmbeddedRedis.admin(replicaPort)) {
                 pid = r.info("server").lines().filter(l -> l.startsWith("process_id:")).findFirst().orElseThrow()
@@ -222,7 +224,7 @@ class RedisWaitForReplicasTest {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws IOException {
             signal("-CONT", pid);
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             try (Jedis j = EmbeddedRedis.admin(primaryPort)) {
@@ -235,10 +237,15 @@ class RedisWaitForReplicasTest {
             }
         }
 
-        private static void signal(String signal, String pid) throws Exception {
+        private static void signal(String signal, String pid) throws IOException {
             Process p = new ProcessBuilder("kill", signal, pid).inheritIO().start();
-            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IllegalStateException("kill " + signal + " " + pid + " failed");
+            try {
+                if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                    throw new IllegalStateException("kill " + signal + " " + pid + " failed");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for kill " + signal + " " + pid, e);
             }
         }
     }

@@ -3,6 +3,7 @@ package dev.idem.store.tck;
 import dev.idem.api.IdempotencyKey;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -22,11 +23,14 @@ import java.util.Random;
  * replaced by a fresh one, so free keys are claimed in lockstep again and again.
  *
  * <p>Seeded: the moves are drawn by the main thread from the seed, so a run is reproducible
- * up to the order in which the store serializes racing calls.
+ * up to the order in which the store serializes racing calls. A workload runs until
+ * {@link #STEPS} of its steps had calls that met ({@link Meetings}), so a loaded machine that
+ * runs a step's calls one after another makes more steps, not a weaker history.
  */
 final class ConcurrentHistories {
     static final int THREADS = 4;
     static final int SLOTS = 2;
+    /** Steps per workload in which at least two calls met (see {@link Meetings}). */
     static final int STEPS = 40;
 
     private ConcurrentHistories() {
@@ -104,8 +108,9 @@ final class ConcurrentHistories {
         }
         long[] lastWon = new long[THREADS];
         History h = new History();
+        Meetings meetings = new Meetings("concurrent history " + seed, STEPS);
         try (Lockstep crew = new Lockstep(THREADS, seed)) {
-            for (int step = 0; step < STEPS; step++) {
+            for (int step = 0; meetings.more(); step++) {
                 if (timePasses && rnd.nextInt(5) == 0) {
                     h.run("main", new StoreOp.Advance(advances[rnd.nextInt(advances.length)], c.fixture), c.store());
                 }
@@ -122,14 +127,16 @@ final class ConcurrentHistories {
                     int holderMove = (left + 1 + (t == 3 && mode == Mode.HOLDER ? 2 : t)) % 4;
                     ops[t] = move(c, rnd, slot, mode, t, holderMove, lastWon[t], lease, ttl, "s" + step + "t" + t);
                 }
-                String[] seen = new String[THREADS];
+                History.Entry[] calls = new History.Entry[THREADS];
                 List<Lockstep.Party> parties = new ArrayList<>();
                 for (int t = 0; t < THREADS; t++) {
                     int thread = t;
-                    parties.add(name -> seen[thread] = h.run(name, ops[thread], c.store(thread)));
+                    parties.add(name -> calls[thread] = h.call(name, ops[thread], c.store(thread)));
                 }
                 crew.round(parties);
-                slot.learn(ops, seen, lastWon);
+                List<History.Entry> made = Arrays.asList(calls);
+                slot.learn(ops, made.stream().map(History.Entry::observation).toArray(String[]::new), lastWon);
+                meetings.count(Meetings.anyOverlap(made, made));
             }
         }
         for (Slot slot : slots) {

@@ -4,6 +4,7 @@ import dev.idem.api.IdempotencyKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Histories in which each party makes a few calls in a row, each as soon as the previous one
@@ -19,8 +20,8 @@ import java.util.Random;
  * "no record" here for a key that is held.
  */
 final class FollowUpHistories {
-    /** Rounds per run: a fresh key each. */
-    static final int ROUNDS = 64;
+    /** Rounds per run in which a loser's call met the winner's claim; a fresh key each round. */
+    static final int MEETINGS = 64;
     private static final int PARTIES = 4;
     private static final long LONG = KitContext.LONG.toMillis();
 
@@ -31,26 +32,37 @@ final class FollowUpHistories {
     static void run(KitContext c, long seed) throws Exception {
         Random rnd = new Random(seed);
         History h = new History();
+        Meetings meetings = new Meetings("claims followed by reads", MEETINGS);
         try (Lockstep crew = new Lockstep(PARTIES, seed)) {
-            for (int round = 0; round < ROUNDS; round++) {
+            for (int round = 0; meetings.more(); round++) {
                 IdempotencyKey key = c.key("follow-up-" + seed + "-" + round);
                 int move = rnd.nextInt(4);
                 int r = round;
+                List<History.Entry> winnerClaim = new CopyOnWriteArrayList<>();
+                List<History.Entry> loserCalls = new CopyOnWriteArrayList<>();
                 List<Lockstep.Party> parties = new ArrayList<>();
                 for (int p = 0; p < PARTIES; p++) {
                     int party = p;
                     long token = c.token();
                     String fingerprint = p == PARTIES - 1 ? "fp-b" : "fp-a";
                     parties.add(thread -> {
-                        String claimed = h.run(thread, new StoreOp.Claim(key, fingerprint, token, LONG, LONG),
+                        History.Entry claimed = h.call(thread, new StoreOp.Claim(key, fingerprint, token, LONG, LONG),
                                 c.store(party));
-                        if (LockstepRaces.won(claimed)) {
+                        boolean won = LockstepRaces.won(claimed.observation());
+                        if (won) {
+                            winnerClaim.add(claimed);
                             h.run(thread, holderMove(key, token, move, r), c.store(party));
+                        } else {
+                            loserCalls.add(claimed);
                         }
-                        h.run(thread, new StoreOp.Find(key), c.store(party));
+                        History.Entry read = h.call(thread, new StoreOp.Find(key), c.store(party));
+                        if (!won) {
+                            loserCalls.add(read);
+                        }
                     });
                 }
                 crew.round(parties);
+                meetings.count(Meetings.anyOverlap(winnerClaim, loserCalls));
             }
         }
         LockstepRaces.assertLinearizable(h);

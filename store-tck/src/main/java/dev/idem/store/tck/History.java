@@ -16,6 +16,11 @@ import java.util.concurrent.atomic.AtomicLong;
 final class History {
     /** One completed operation. */
     record Entry(String thread, StoreOp op, String observation, long invoked, long returned) {
+        /** Whether this call and {@code other} were in flight at one moment (neither returned before the other began). */
+        boolean overlaps(Entry other) {
+            return other != null && invoked < other.returned && other.invoked < returned;
+        }
+
         @Override
         public String toString() {
             return String.format("[%4d..%4d] %-14s %s -> %s", invoked, returned, thread, op, observation);
@@ -31,11 +36,21 @@ final class History {
      * @return the observation
      */
     String run(String thread, StoreOp op, IdempotencyStore store) throws Exception {
+        return call(thread, op, store).observation();
+    }
+
+    /**
+     * Applies {@code op} to {@code store} and records it.
+     *
+     * @return the entry recorded, with the moments the call was invoked and returned
+     */
+    Entry call(String thread, StoreOp op, IdempotencyStore store) throws Exception {
         long invoked = ticks.incrementAndGet();
         String observation = op.apply(store);
         long returned = ticks.incrementAndGet();
-        entries.add(new Entry(thread, op, observation, invoked, returned));
-        return observation;
+        Entry entry = new Entry(thread, op, observation, invoked, returned);
+        entries.add(entry);
+        return entry;
     }
 
     /** The entries so far, in invocation order. */

@@ -171,25 +171,25 @@ public abstract class IdempotencyStoreContract {
     @Test
     void staleCompleteRacingATakeoverIsRefused() throws Exception {
         LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.COMPLETE),
-                LockstepRaces.ROUNDS);
+                LockstepRaces.MEETINGS);
     }
 
     @Test
     void staleReleaseRacingATakeoverIsRefused() throws Exception {
         LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.RELEASE),
-                LockstepRaces.ROUNDS);
+                LockstepRaces.MEETINGS);
     }
 
     @Test
     void staleExtendRacingATakeoverIsRefused() throws Exception {
         LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.EXTEND),
-                LockstepRaces.ROUNDS);
+                LockstepRaces.MEETINGS);
     }
 
     @Test
     void staleCheckpointRacingATakeoverIsRefusedOrSeen() throws Exception {
         LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.CHECKPOINT),
-                LockstepRaces.ROUNDS);
+                LockstepRaces.MEETINGS);
     }
 
     @Test
@@ -199,7 +199,7 @@ public abstract class IdempotencyStoreContract {
 
     @Test
     void holderMovesRacingDuplicatesAreLinearizable() throws Exception {
-        LockstepRaces.holderAgainstDuplicates(kit(), LockstepRaces.ROUNDS);
+        LockstepRaces.holderAgainstDuplicates(kit(), LockstepRaces.MEETINGS);
     }
 
     @Test
@@ -600,7 +600,7 @@ public abstract class IdempotencyStoreContract {
         // The stale holder completes, releases, extends and checkpoints while two others take the key
         // over and complete it, all at one instant (see LockstepRaces for what is asserted).
         LockstepRaces.staleHolderAgainstTakeover(kit(), List.of(LockstepRaces.StaleMove.values()),
-                LockstepRaces.ROUNDS / 4);
+                LockstepRaces.MEETINGS / 4);
     }
 
     // ---- SPI v2: creation time and the step journal (checkpoint) ----

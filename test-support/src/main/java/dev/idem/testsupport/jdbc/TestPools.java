@@ -2,7 +2,6 @@ package dev.idem.testsupport.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -61,7 +60,8 @@ public final class TestPools {
     public static void awaitReachable(DataSource dataSource, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            try (Connection c = dataSource.getConnection()) {
+            try {
+                dataSource.getConnection().close();
                 return;
             } catch (SQLException e) {
                 if (System.nanoTime() - deadline > 0) {

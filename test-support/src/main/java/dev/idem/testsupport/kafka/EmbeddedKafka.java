@@ -19,7 +19,9 @@ import org.apache.kafka.server.common.MetadataVersion;
  * artifacts (declare {@code org.apache.kafka:kafka_2.13}, {@code kafka-metadata},
  * {@code kafka-server-common} and {@code kafka-server}): the log directory is formatted as
  * {@code kafka-storage format} would, then {@link KafkaRaftServer} starts. {@link #shared()} is
- * started once per test JVM on first use and stopped by a shutdown hook; a test may stop and
+ * started once per test JVM on first use and stopped by a shutdown hook, which then deletes its log
+ * directory (deleting it from a hook of its own, which runs at the same time, fails the broker's
+ * log directory, and Kafka then halts the JVM with a non-zero exit); a test may stop and
  * restart it (test classes run one at a time), or start a broker of its own with {@link #start()}.
  * Settings are the smallest that work on one node (replication factor 1, one offsets partition, no
  * rebalance delay), with share groups on. A restart keeps the log directory and the ports.
@@ -35,11 +37,13 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private final KafkaConfig config;
     private final String bootstrap;
+    private final Path dir;
     private KafkaRaftServer server;
 
-    private EmbeddedKafka(KafkaConfig config, String bootstrap) {
+    private EmbeddedKafka(KafkaConfig config, String bootstrap, Path dir) {
         this.config = config;
         this.bootstrap = bootstrap;
+        this.dir = dir;
     }
 
     /**
@@ -67,7 +71,7 @@ public final class EmbeddedKafka implements AutoCloseable {
      */
     public static EmbeddedKafka start() {
         try {
-            Path dir = TempDirs.create("idem-kafka-");
+            Path dir = TempDirs.createOwned("idem-kafka-");
             int brokerPort = FreePorts.next();
             int controllerPort = FreePorts.next();
             Properties p = new Properties();
@@ -107,7 +111,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                     .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
                     .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
                     .setControllerListenerName("CONTROLLER").run();
-            EmbeddedKafka kafka = new EmbeddedKafka(config, "localhost:" + brokerPort);
+            EmbeddedKafka kafka = new EmbeddedKafka(config, "localhost:" + brokerPort, dir);
             kafka.startServer();
             return kafka;
         } catch (Exception e) {
@@ -153,9 +157,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    /** Stops the broker (see {@link #stop()}). */
+    /** Stops the broker (see {@link #stop()}), then deletes its log directory. */
     @Override
-    public void close() {
+    public synchronized void close() {
         stop();
+        TempDirs.delete(dir);
     }
 }

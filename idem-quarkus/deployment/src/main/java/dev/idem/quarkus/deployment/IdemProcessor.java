@@ -26,12 +26,15 @@ import io.quarkus.deployment.annotations.Record;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.ReflectiveClassBuildItem;
+import io.quarkus.deployment.metrics.MetricsCapabilityBuildItem;
 import io.quarkus.resteasy.reactive.server.spi.AnnotationsTransformerBuildItem;
 import io.quarkus.resteasy.reactive.spi.ContainerRequestFilterBuildItem;
 import io.quarkus.resteasy.reactive.spi.ContainerResponseFilterBuildItem;
 import io.quarkus.resteasy.reactive.spi.ExceptionMapperBuildItem;
+import io.quarkus.runtime.metrics.MetricsFactory;
 import io.quarkus.smallrye.health.deployment.spi.HealthBuildItem;
 import jakarta.ws.rs.Priorities;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jboss.jandex.AnnotationInstance;
@@ -60,7 +63,8 @@ public class IdemProcessor {
     }
 
     @BuildStep
-    void beans(Capabilities capabilities, BuildProducer<AdditionalBeanBuildItem> beans) {
+    void beans(Capabilities capabilities, Optional<MetricsCapabilityBuildItem> metrics,
+            BuildProducer<AdditionalBeanBuildItem> beans) {
         AdditionalBeanBuildItem.Builder b = AdditionalBeanBuildItem.builder().setUnremovable()
                 .addBeanClasses(IdemProducers.class, IdemPurge.class);
         if (present("dev.idem.store.jdbc.JdbcIdempotencyStore") && capabilities.isPresent(Capability.AGROAL)) {
@@ -74,7 +78,7 @@ public class IdemProcessor {
             b.addBeanClass(DynamoDbStoreCandidate.class);
         }
         if (present("dev.idem.micrometer.IdempotencyMetrics") && present("io.micrometer.core.instrument.MeterRegistry")
-                && capabilities.isPresent(Capability.METRICS)) {
+                && metrics.filter(m -> m.metricsSupported(MetricsFactory.MICROMETER)).isPresent()) {
             b.addBeanClass(IdemMetrics.class);
         }
         if (capabilities.isPresent(Capability.REST)) {

@@ -3,7 +3,7 @@ package dev.idem.quarkus.deployment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.jaxrs.Idempotent;
-import io.quarkus.test.QuarkusUnitTest;
+import io.quarkus.test.QuarkusExtensionTest;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import org.junit.jupiter.api.Test;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class UnknownConfigurationTest {
     @RegisterExtension
-    static final QuarkusUnitTest APP = new QuarkusUnitTest()
+    static final QuarkusExtensionTest APP = new QuarkusExtensionTest()
             .withApplicationRoot(jar -> jar.addClass(Webhooks.class))
             .overrideConfigKey("idem.store.kind", "memory")
             .assertException(e -> assertThat(e).hasStackTraceContaining("@Idempotent names configurations without an"

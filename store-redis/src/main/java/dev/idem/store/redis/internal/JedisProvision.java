@@ -62,6 +62,8 @@ final class JedisProvision {
         }
     }
 
+    /** Jedis before 7 has no RedisClient builders: the pooled and cluster classes 7 deprecates are its only way. */
+    @SuppressWarnings("deprecation")
     private static final class Legacy {
         static UnifiedJedis standalone(HostAndPort node, DefaultJedisClientConfig cfg) {
             return new JedisPooled(node, cfg);

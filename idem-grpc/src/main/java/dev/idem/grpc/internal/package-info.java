@@ -1,0 +1,2 @@
+/** Implementation details of idem-grpc; not API, may change in any release. */
+package dev.idem.grpc.internal;
