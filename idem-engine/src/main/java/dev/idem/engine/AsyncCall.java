@@ -179,9 +179,9 @@ final class AsyncCall<T> {
             case RUN:
                 if (answer.isDone()) {
                     // The caller went away while its claim was in the store: give the key back unrun.
-                    end(execution.giveBackUnstarted(claim, verdict.journal()));
+                    carryOut(execution.giveBackUnstarted(claim, verdict.journal()));
                 } else if (execution.spent()) {
-                    end(execution.refuse(claim));
+                    carryOut(execution.refuse(claim));
                 } else {
                     run(claim, beforeClaim, verdict.journal());
                 }
@@ -191,7 +191,7 @@ final class AsyncCall<T> {
                 answerWith(verdict.replay(), verdict.answer());
                 break;
             case END:
-                end(verdict.ending());
+                carryOut(verdict.ending());
                 break;
             default:
                 waitFor(verdict);
@@ -317,7 +317,7 @@ final class AsyncCall<T> {
         } catch (RuntimeException | Error e) {
             ending = Ending.Answer.thrown(e);
         }
-        end(ending);
+        carryOut(ending);
     }
 
     /**
@@ -325,7 +325,7 @@ final class AsyncCall<T> {
      * effects applied as it is reached; then no poll of the key is worth sharing any more, and the
      * caller gets the answer.
      */
-    private void end(Ending<T> step) {
+    private void carryOut(Ending<T> step) {
         execution.apply(step);
         if (step instanceof Ending.Answer) {
             Ending.Answer<T> ended = (Ending.Answer<T>) step;
@@ -379,7 +379,7 @@ final class AsyncCall<T> {
         } catch (RuntimeException | Error e) {
             following = Ending.Answer.thrown(e);
         }
-        end(following);
+        carryOut(following);
     }
 
     /**

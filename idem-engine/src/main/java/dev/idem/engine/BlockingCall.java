@@ -103,14 +103,14 @@ final class BlockingCall<T> {
             execution.apply(verdict);
             switch (verdict.kind()) {
                 case RUN:
-                    return execution.spent() ? end(execution.refuse(claim))
+                    return execution.spent() ? carryOut(execution.refuse(claim))
                             : execute(claim, beforeClaim, verdict.journal());
                 case REPLAY:
                     return verdict.replay();
                 case ANSWER:
                     throw verdict.answer();
                 case END:
-                    return end(verdict.ending());
+                    return carryOut(verdict.ending());
                 default:
                     pause(verdict);
             }
@@ -204,7 +204,7 @@ final class BlockingCall<T> {
                 : (v, token, attempt, fingerprint) -> new Ending.Confirm<>(execution.recorder(), token, attempt,
                         fingerprint, v, beforeClaim, selfEncoded);
         try {
-            return end(execution.finish(ctx, value, failure, self));
+            return carryOut(execution.finish(ctx, value, failure, self));
         } finally {
             if (failure instanceof InterruptedException) {
                 // Set only now: an interrupted thread would have failed the store calls above.
@@ -236,7 +236,7 @@ final class BlockingCall<T> {
      * Carries out the key's ending on this thread, one store call after another, each step's
      * effects applied as it is reached; returns the result it ends with, or throws its answer.
      */
-    private Result<T> end(Ending<T> ending) {
+    private Result<T> carryOut(Ending<T> ending) {
         Ending<T> step = ending;
         while (!(step instanceof Ending.Answer)) {
             execution.apply(step);

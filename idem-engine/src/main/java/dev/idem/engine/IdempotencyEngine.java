@@ -186,7 +186,8 @@ public final class IdempotencyEngine implements AutoCloseable {
         // asynchronous one through the store's non-blocking form if it offers one, else on the engine's threads.
         StorePort asyncPort = nonBlocking == null ? laned
                 : new NonBlockingPort(nonBlocking, new StoreLane(positiveWidth(nonBlocking.maxCallsInFlight())), async);
-        this.parts = new EngineParts(store, new DirectPort(store, b.sleeper, laned, b.completeAttempts), asyncPort, codec,
+        DirectPort direct = new DirectPort(store, b.sleeper, laned, b.completeAttempts);
+        this.parts = new EngineParts(store, direct, asyncPort, codec,
                 new Fingerprinter(codec.json(), b.maxRequestBytes, defaults.excludedSet(), b.fingerprintSecrets),
                 b.outcomeKeys == null && !b.refuseUnencrypted ? Sealer.NONE
                         : new Sealer(b.outcomeKeys, b.refuseUnencrypted),
