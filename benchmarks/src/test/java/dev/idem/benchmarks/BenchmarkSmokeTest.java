@@ -98,6 +98,30 @@ class BenchmarkSmokeTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = {"MEMORY", "REDIS"})
+    void aStartMarkerCostsOneJournalWrite(Backend backend) {
+        AtMostOnceStepBenchmark b = new AtMostOnceStepBenchmark();
+        b.backend = backend;
+        b.countTrips = true;
+        b.setUp();
+        try {
+            // The first call of each kind loads the Redis scripts (NOSCRIPT, then a load): not counted.
+            b.atMostOnceStep();
+            long before = b.trips();
+            assertFirstExecution(b.plainStep());
+            long plain = b.trips() - before;
+            before = b.trips();
+            assertFirstExecution(b.atMostOnceStep());
+            long atMostOnce = b.trips() - before;
+
+            assertThat(plain).isPositive();
+            assertThat(atMostOnce - plain).as("round trips the start marker adds").isEqualTo(1);
+        } finally {
+            b.tearDown();
+        }
+    }
+
     private static void assertFirstExecution(Result<Receipt> r) {
         assertThat(r.replayed()).isFalse();
         assertThat(r.stored()).isTrue();

@@ -48,7 +48,11 @@ import java.util.Optional;
  * pass {@link #downstreamKey(String)} to the external system it calls so that it
  * deduplicates the repeat, or, for database writes on a store that joins the caller's
  * transaction, use {@link #atomicStep(String, Class, AtomicStepAction)} so the writes and the
- * journal entry commit together.
+ * journal entry commit together. For an effect that neither deduplicates nor joins the
+ * transaction (a bank transfer without idempotency keys, an e-mail), use
+ * {@link #atMostOnceStep(String, Class, StepAction, StepReconciler)}: its start is journaled
+ * before it runs, and an interrupted one is settled by asking the other system, never run again
+ * blindly.
  *
  * <p>How the key ends is decided by what the engine recorded of the steps, whatever the work
  * does with their exceptions: a result that cannot be journaled fails the key finally
@@ -195,6 +199,63 @@ public interface ExecutionContext {
      * @throws Exception as {@link #atomicStep(String, Class, AtomicStepAction)}
      */
     <R> R atomicStep(String name, TypeReference<R> type, AtomicStepAction<? extends R> action) throws Exception;
+
+    /**
+     * Runs a step at most once per key, for an effect that must not repeat and that the
+     * downstream system cannot deduplicate. Before {@code action} runs, the step's start is
+     * journaled with this execution's fencing token (one more fenced write than
+     * {@link #step(String, Class, StepAction)}), then its result as for any step. A worker that
+     * later claims the key and finds the start without a result does not run the step: it calls
+     * {@code reconcile}, which asks the other system and answers
+     * {@link Reconciliation#happened(Object) happened} (its result is journaled and the work goes
+     * on), {@link Reconciliation#didNotHappen() did not happen} (then, and only then, the step
+     * runs, after a new start of this attempt) or {@link Reconciliation#unknown(String) unknown}
+     * (the key fails finally with {@link StepOutcomeUnknownException}, stored and replayed, so
+     * nobody runs the step twice). {@code reconcile} is called exactly when the start was found
+     * without a result, and never on an attempt that finds the result.
+     *
+     * <p>A stale worker can neither start nor finish the step: both writes are fenced, and after
+     * the start is on record the lease is checked on the engine's ticker (and renewed, fenced, if
+     * it ran out), so a worker that stalled past its lease finds it was taken over before its
+     * action runs. What remains is a worker that stalls past its lease inside {@code action},
+     * between that check and the effect reaching the other system: keep leases well above a
+     * step's duration, as for any lease. An action that throws leaves its start without a result:
+     * no later step of this execution runs, and whoever claims the key next reconciles it.
+     *
+     * @param <R> the result type
+     * @param name the step's name, unique within the work (at most 200 bytes in UTF-8)
+     * @param type what a journaled result is decoded as
+     * @param action the step's body, run at most once per key
+     * @param reconcile how an interrupted run of the step is settled
+     * @return the step's result, the journaled one, or the one {@code reconcile} found
+     * @throws StepMismatchException as for {@link #step(String, Class, StepAction)}
+     * @throws StepOutcomeUnknownException if the step was interrupted and {@code reconcile}
+     *     answered {@link Reconciliation#unknown(String)}; the key is failed finally
+     * @throws dev.idem.api.LeaseLostException if another worker took the key over; the step does
+     *     not run (or its result is not journaled) and no later step of this execution runs
+     * @throws StepNotJournaledException if the step ran but its result cannot be journaled
+     * @throws dev.idem.api.StoreUnavailableException if the store failed the start's write (the
+     *     action did not run) or the result's (as for {@link #step(String, Class, StepAction)})
+     * @throws IllegalStateException as for {@link #step(String, Class, StepAction)}
+     * @throws Exception whatever {@code action} or {@code reconcile} throws; the step stays
+     *     unsettled and no later step of this execution runs
+     */
+    <R> R atMostOnceStep(String name, Class<R> type, StepAction<? extends R> action,
+            StepReconciler<? extends R> reconcile) throws Exception;
+
+    /**
+     * Like {@link #atMostOnceStep(String, Class, StepAction, StepReconciler)} for a generic result type.
+     *
+     * @param <R> the result type
+     * @param name the step's name, unique within the work
+     * @param type what a journaled result is decoded as
+     * @param action the step's body, run at most once per key
+     * @param reconcile how an interrupted run of the step is settled
+     * @return the step's result, the journaled one, or the one {@code reconcile} found
+     * @throws Exception as {@link #atMostOnceStep(String, Class, StepAction, StepReconciler)}
+     */
+    <R> R atMostOnceStep(String name, TypeReference<R> type, StepAction<? extends R> action,
+            StepReconciler<? extends R> reconcile) throws Exception;
 
     /**
      * Runs a step with no result once per key: skipped on an attempt that finds it finished

@@ -182,12 +182,28 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     }
 
     @Override
+    public final <R> R atMostOnceStep(String name, Class<R> type, StepAction<? extends R> action,
+            StepReconciler<? extends R> reconcile) throws Exception {
+        Objects.requireNonNull(type, "type");
+        return runAtMostOnce(name, parts.codec().mapper().constructType(type), Objects.requireNonNull(action, "action"),
+                Objects.requireNonNull(reconcile, "reconcile"));
+    }
+
+    @Override
+    public final <R> R atMostOnceStep(String name, TypeReference<R> type, StepAction<? extends R> action,
+            StepReconciler<? extends R> reconcile) throws Exception {
+        Objects.requireNonNull(type, "type");
+        return runAtMostOnce(name, parts.codec().mapper().constructType(type), Objects.requireNonNull(action, "action"),
+                Objects.requireNonNull(reconcile, "reconcile"));
+    }
+
+    @Override
     public final String downstreamKey(String stepName) {
         return stepDownstreamKey(stepKey, StepJournal.checkName(stepName));
     }
 
     private <R> R run(String name, JavaType type, StepAction<? extends R> action) throws Exception {
-        return start(name, type, ran -> {
+        return start(name, type, null, (ran, marker) -> {
             R value = action.run();
             ran[0] = true;
             record(name, value);
@@ -196,7 +212,7 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     }
 
     private <R> R runAtomic(String name, JavaType type, AtomicStepAction<? extends R> action) throws Exception {
-        return start(name, type, ran -> {
+        return start(name, type, null, (ran, marker) -> {
             Pending pending = new Pending(name);
             R value;
             try {
@@ -215,13 +231,120 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
         });
     }
 
-    /** A step body; sets {@code ran[0]} once the step's effect has happened. */
-    private interface Body<R> {
-        R run(boolean[] ran) throws Exception;
+    /**
+     * An at-most-once step: its start marker is journaled (fenced) before the action runs, and a
+     * marker found without a result is settled by {@code reconcile}, never by running the action
+     * blindly. After the marker is on record the lease is checked again, and renewed (fenced) if
+     * it ran out meanwhile, so a worker that stalled while its marker was written learns that it
+     * was taken over before its action runs: a taker-over may be reconciling the step right then.
+     */
+    private <R> R runAtMostOnce(String name, JavaType type, StepAction<? extends R> action,
+            StepReconciler<? extends R> reconcile) throws Exception {
+        return start(name, type, "an at-most-once step", (ran, marker) -> {
+            if (marker != null) {
+                Reconciliation<? extends R> answer = settle(name, marker, reconcile);
+                if (answer.outcome() == Reconciliation.Outcome.HAPPENED) {
+                    // The interrupted attempt's effect stands: record it as this step's, never run it again.
+                    ran[0] = true;
+                    R value = answer.result();
+                    record(name, value);
+                    return value;
+                }
+                if (answer.outcome() == Reconciliation.Outcome.UNKNOWN) {
+                    StepOutcomeUnknownException unknown = new StepOutcomeUnknownException(stepKey, name,
+                            marker.startedBy(), attempt(), answer.reason());
+                    LOG.log(Level.WARNING, "at-most-once step ''{0}'' of key {1}, started by attempt {2}, cannot be"
+                            + " settled ({3}); the key is failed finally", name, stepKey.digest(), marker.startedBy(),
+                            answer.reason());
+                    throw failForGood(unknown);
+                }
+            }
+            mark(name);
+            // From here on the effect may happen: this execution never runs the step again.
+            ran[0] = true;
+            renewLapsedLease();
+            R value;
+            try {
+                value = action.run();
+            } catch (Exception | Error e) {
+                // The effect may have happened in part: only a reconciler may settle the step now.
+                stop(e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(
+                        "at-most-once step '" + name + "' failed after its start marker; no later step of this"
+                                + " execution runs", e));
+                throw e;
+            }
+            record(name, value);
+            return value;
+        });
     }
 
+    /** Asks {@code reconcile} about a step found started without a result; a failure stops this execution. */
+    private <R> Reconciliation<? extends R> settle(String name, StepJournal.Entry marker,
+            StepReconciler<? extends R> reconcile) throws Exception {
+        Reconciliation<? extends R> answer;
+        try {
+            answer = reconcile.reconcile(new InterruptedStep(stepKey, name, marker.startedBy(), attempt(),
+                    downstreamKey(name)));
+        } catch (Exception | Error e) {
+            // The step stays unsettled: no later step may be journaled after its marker.
+            stop(e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException("the reconciler"
+                    + " of at-most-once step '" + name + "' failed; no later step of this execution runs", e));
+            throw e;
+        }
+        if (answer == null) {
+            throw stop(new IllegalStateException("the reconciler of at-most-once step '" + name + "' of " + stepKey
+                    + " returned null; it must return Reconciliation.happened(result), didNotHappen() or"
+                    + " unknown(reason)"));
+        }
+        return answer;
+    }
+
+    /** Journals that {@code name} starts now, by this attempt: one fenced write, before the action runs. */
+    private void mark(String name) {
+        StepJournal next;
+        synchronized (this) {
+            next = journal.start(name, attempt());
+        }
+        long size = next.bytes().length + (parts.sealer().encrypts() ? Sealer.maxOverhead() : 0);
+        if (size > parts.maxOutcomeBytes()) {
+            throw tooLarge(name, size);
+        }
+        byte[] stored = seal(name, next);
+        synchronized (this) {
+            checkpointed = true;
+        }
+        boolean saved;
+        try {
+            saved = checkpointWithRetries(stored);
+        } catch (IllegalArgumentException e) {
+            throw tooLarge(name, stored.length);
+        }
+        if (!saved) {
+            // Taken over: a stale worker never starts the step.
+            throw stop(new LeaseLostException(stepKey, token));
+        }
+        synchronized (this) {
+            journal = next;
+        }
+    }
+
+    /**
+     * A step body; sets {@code ran[0]} once the step's effect may have happened. {@code marker}
+     * is the step's start marker found in the journal without a result (only for an at-most-once
+     * step), or null.
+     */
+    private interface Body<R> {
+        R run(boolean[] ran, StepJournal.Entry marker) throws Exception;
+    }
+
+    /**
+     * Runs a step at the next position: replays its journaled result, or runs {@code body}.
+     *
+     * @param atMostOnce what the step is, if it settles a start marker found at its position
+     *     ("an at-most-once step"); null for a step that cannot
+     */
     @SuppressWarnings("unchecked")
-    private <R> R start(String name, JavaType type, Body<R> body) throws Exception {
+    private <R> R start(String name, JavaType type, String atMostOnce, Body<R> body) throws Exception {
         StepJournal.checkName(name);
         StepJournal.Entry journaled;
         synchronized (this) {
@@ -258,15 +381,22 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
                         + " is '" + name + "' but the key's journal recorded '" + journaled.name() + "' there;"
                         + " steps may not be renamed, reordered or removed while keys are in flight", null);
             }
-            running = journaled == null;
+            if (journaled != null && journaled.started() && atMostOnce == null) {
+                throw new StepMismatchException(stepKey, name, "step " + (at + 1) + " of " + stepKey.operation()
+                        + ", '" + name + "', was started as an at-most-once step by attempt " + journaled.startedBy()
+                        + " and interrupted, but the work now runs it as another kind of step, which would run it"
+                        + " again without settling it; steps may not change kind while keys are in flight", null);
+            }
+            running = journaled == null || journaled.started();
         }
-        if (journaled != null) {
+        if (journaled != null && !journaled.started()) {
             return type == null ? null : (R) decode(name, journaled.result(), type);
         }
+        StepJournal.Entry marker = journaled;
         boolean[] ran = {false};
         try {
             renewLapsedLease();
-            return body.run(ran);
+            return body.run(ran, marker);
         } catch (StoreUnavailableException e) {
             if (ran[0]) {
                 // The effect happened but may not be on record: no later step may build on it now,

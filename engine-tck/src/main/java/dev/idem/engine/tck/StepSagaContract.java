@@ -14,8 +14,11 @@ import dev.idem.api.store.StoredRecord;
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyEngineBuilder;
+import dev.idem.engine.Reconciliation;
 import dev.idem.engine.Result;
 import dev.idem.engine.StepJournalTooLargeException;
+import dev.idem.engine.StepOutcomeUnknownException;
+import dev.idem.engine.StepReconciler;
 import dev.idem.engine.Work;
 import dev.idem.store.tck.StoreFixture;
 import java.time.Duration;
@@ -36,7 +39,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A three-step saga (reserve, charge, ship) whose worker dies before, inside and after each
- * step, run by the engine over the store under test. An adapter's test extends this class
+ * step, run by the engine over the store under test, once with plain steps and once with
+ * at-most-once steps. An adapter's test extends this class
  * and implements {@link #createFixture()}; the store must implement
  * {@link IdempotencyStore#checkpoint}.
  *
@@ -50,6 +54,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the step that was interrupted mid-way, which runs again with the same downstream key (so a
  * downstream service that deduplicates by key applies it once); the taker-over's outcome is
  * what every later call replays; the record ends COMPLETED with no journal.
+ *
+ * <p>The at-most-once saga ({@code ctx.atMostOnceStep}, its effects at a bank that does not
+ * deduplicate, so a repeat shows as a second transfer) runs with a worker dying at each point
+ * of each step (before the start marker, between marker and effect, between effect and journal,
+ * after), stalling past its lease at each point where it must be stopped (before its marker,
+ * just after its marker landed, before its result's journal write) while others take the key
+ * over, and failing transiently before and after the effect. Checked from outside: each step's
+ * transfer happens exactly once and under a worker's current claim, the reconciler is called
+ * exactly when the step's marker was on record without a result (and then names the attempt that
+ * wrote it), every caller of the key gets the same answer, and a reconciler that cannot tell fails
+ * the key finally for every caller.
  */
 @Timeout(120)
 public abstract class StepSagaContract {
@@ -272,6 +287,173 @@ public abstract class StepSagaContract {
 
     static Stream<Integer> steps() {
         return Stream.of(0, 1, 2);
+    }
+
+    private AtMostOnceSaga atMostOnce() {
+        return new AtMostOnceSaga(fixture, this::engineBuilder, IdempotencyKey.of("saga-" + UUID.randomUUID(),
+                "wire-order", "order-1"));
+    }
+
+    static Stream<Arguments> atMostOncePoints() {
+        List<Arguments> all = new ArrayList<>();
+        for (AtMostOnceSaga.Point p : AtMostOnceSaga.Point.values()) {
+            for (int step = 0; step < STEPS.length; step++) {
+                all.add(Arguments.of(p, step));
+            }
+        }
+        return all.stream();
+    }
+
+    @ParameterizedTest(name = "at-most-once, killed {0} of step {1}")
+    @MethodSource("atMostOncePoints")
+    void anAtMostOnceStepHappensOnceWhereverItsWorkerDiesAndIsReconciledOnlyFromItsMarker(AtMostOnceSaga.Point point,
+            int killed) {
+        AtMostOnceSaga saga = atMostOnce();
+        AtMostOnceSaga.Worker first = saga.worker();
+
+        assertThatThrownBy(() -> saga.run(first, AtMostOnceSaga.killAt(first, 1, point, killed)))
+                .isInstanceOf(AtMostOnceSaga.Killed.class);
+        saga.lapse();
+        Result<String> takenOver = saga.run(saga.worker(), AtMostOnceSaga.NONE);
+
+        int[] by = new int[STEPS.length];
+        for (int step = 0; step < STEPS.length; step++) {
+            boolean byFirst = step < killed || (step == killed && (point == AtMostOnceSaga.Point.AFTER_JOURNAL
+                    || point == AtMostOnceSaga.Point.BETWEEN_EFFECT_AND_JOURNAL));
+            by[step] = byFirst ? 1 : 2;
+        }
+        assertThat(takenOver.attempt()).isEqualTo(2);
+        boolean markerWithoutResult = point == AtMostOnceSaga.Point.BETWEEN_MARKER_AND_EFFECT
+                || point == AtMostOnceSaga.Point.BETWEEN_EFFECT_AND_JOURNAL;
+        saga.assertSettled(AtMostOnceSaga.outcome(by), markerWithoutResult
+                ? List.of(new AtMostOnceSaga.Reconciled(STEPS[killed], 1, 2)) : List.of());
+    }
+
+    static Stream<Arguments> atMostOnceStalls() {
+        List<Arguments> all = new ArrayList<>();
+        for (AtMostOnceSaga.Stall s : AtMostOnceSaga.Stall.values()) {
+            for (int step = 0; step < STEPS.length; step++) {
+                all.add(Arguments.of(s, step));
+            }
+        }
+        return all.stream();
+    }
+
+    /**
+     * A worker stalls past its lease at {@code stall} of step {@code k}; a second worker takes the
+     * key over and dies (connection cut) right after step {@code k}, or before it, so the key is held
+     * by another live claim when the stale worker goes on: it must neither start nor finish step
+     * {@code k} (see {@link AtMostOnceSaga.Stall} for what stops it). A third worker settles the key.
+     */
+    @ParameterizedTest(name = "at-most-once, stale {0} of step {1}")
+    @MethodSource("atMostOnceStalls")
+    void aStaleWorkerCanNeitherStartNorFinishAnAtMostOnceStep(AtMostOnceSaga.Stall stall, int k) {
+        AtMostOnceSaga saga = atMostOnce();
+        AtMostOnceSaga.Worker first = saga.worker(stall.seen());
+        AtMostOnceSaga.Worker second = saga.worker();
+        Runnable takeOverAndDie = () -> {
+            saga.lapse();
+            AtMostOnceSaga.Point dies = stall == AtMostOnceSaga.Stall.BEFORE_MARKER
+                    ? AtMostOnceSaga.Point.BEFORE_MARKER : AtMostOnceSaga.Point.AFTER_JOURNAL;
+            assertThatThrownBy(() -> saga.run(second, AtMostOnceSaga.killAt(second, 2, dies, k)))
+                    .isInstanceOf(AtMostOnceSaga.Killed.class);
+        };
+        AtMostOnceSaga.Hook hook = (p, step, ctx) -> {
+            if (ctx.attempt() == 1 && step == k && ((stall == AtMostOnceSaga.Stall.BEFORE_MARKER
+                    && p == AtMostOnceSaga.Point.BEFORE_MARKER) || (stall == AtMostOnceSaga.Stall.BETWEEN_EFFECT_AND_JOURNAL
+                    && p == AtMostOnceSaga.Point.BETWEEN_EFFECT_AND_JOURNAL))) {
+                takeOverAndDie.run();
+            }
+        };
+        if (stall == AtMostOnceSaga.Stall.AFTER_MARKER_LANDED) {
+            // Each step journals its start marker, then its result: step k's marker is checkpoint 2k + 1.
+            first.connection().afterCheckpoint = n -> {
+                if (n == 2 * k + 1) {
+                    takeOverAndDie.run();
+                }
+            };
+        }
+
+        assertThatThrownBy(() -> saga.run(first, hook)).isInstanceOf(LeaseLostException.class);
+        saga.lapse();
+        saga.run(saga.worker(), AtMostOnceSaga.NONE);
+
+        int[] by = new int[STEPS.length];
+        for (int step = 0; step < STEPS.length; step++) {
+            by[step] = step < k ? 1 : step > k ? 3 : switch (stall) {
+                case BEFORE_MARKER -> 3;
+                case AFTER_MARKER_LANDED -> 2;
+                case BETWEEN_EFFECT_AND_JOURNAL -> 1;
+            };
+        }
+        saga.assertSettled(AtMostOnceSaga.outcome(by), stall == AtMostOnceSaga.Stall.BEFORE_MARKER ? List.of()
+                : List.of(new AtMostOnceSaga.Reconciled(STEPS[k], 1, 2)));
+    }
+
+    /**
+     * The action fails transiently before or after its effect (a bank that timed out): the step's
+     * marker stays without a result, the key is handed back, and the retry reconciles it.
+     */
+    @ParameterizedTest(name = "at-most-once, transient failure {0} of step {1}")
+    @MethodSource("atMostOnceFailures")
+    void aTransientFailureInsideAnAtMostOnceStepIsReconciledByTheRetry(AtMostOnceSaga.Point point, int failing)
+            throws InterruptedException {
+        AtMostOnceSaga saga = atMostOnce();
+        AtMostOnceSaga.Hook fail = (p, step, ctx) -> {
+            if (ctx.attempt() == 1 && p == point && step == failing) {
+                throw new AtMostOnceSaga.Flaky();
+            }
+        };
+
+        assertThatThrownBy(() -> saga.run(saga.worker(), fail)).isInstanceOf(AtMostOnceSaga.Flaky.class);
+        String handedBack = "a key whose journal holds a start marker is handed back, not released";
+        assertThat(fixture.store().find(saga.key)).as(handedBack).isPresent();
+        assertThat(fixture.store().find(saga.key).orElseThrow().state()).as(handedBack)
+                .isEqualTo(RecordState.IN_PROGRESS);
+        fixture.advance(Duration.ofMillis(1).plus(fixture.slack()));
+        saga.run(saga.worker(), AtMostOnceSaga.NONE);
+
+        int[] by = new int[STEPS.length];
+        for (int step = 0; step < STEPS.length; step++) {
+            by[step] = step < failing || (step == failing && point == AtMostOnceSaga.Point.BETWEEN_EFFECT_AND_JOURNAL)
+                    ? 1 : 2;
+        }
+        saga.assertSettled(AtMostOnceSaga.outcome(by), List.of(new AtMostOnceSaga.Reconciled(STEPS[failing], 1, 2)));
+    }
+
+    static Stream<Arguments> atMostOnceFailures() {
+        List<Arguments> all = new ArrayList<>();
+        for (int step = 0; step < STEPS.length; step++) {
+            all.add(Arguments.of(AtMostOnceSaga.Point.BETWEEN_MARKER_AND_EFFECT, step));
+            all.add(Arguments.of(AtMostOnceSaga.Point.BETWEEN_EFFECT_AND_JOURNAL, step));
+        }
+        return all.stream();
+    }
+
+    @Test
+    void anAtMostOnceStepWhoseOutcomeCannotBeToldFailsTheKeyFinallyForEveryCaller() {
+        AtMostOnceSaga saga = atMostOnce();
+        AtMostOnceSaga.Worker first = saga.worker();
+        assertThatThrownBy(() -> saga.run(first, AtMostOnceSaga.killAt(first, 1,
+                AtMostOnceSaga.Point.BETWEEN_EFFECT_AND_JOURNAL, 1))).isInstanceOf(AtMostOnceSaga.Killed.class);
+        saga.lapse();
+        List<String> asked = new ArrayList<>();
+        StepReconciler<String> cannotTell = step -> {
+            asked.add(step.name() + " started by " + step.startedBy());
+            return Reconciliation.unknown("the bank's lookup is down");
+        };
+
+        String answer = saga.answer(saga.worker(), cannotTell);
+        for (int i = 0; i < 3; i++) {
+            saga.answer(saga.worker(), cannotTell);
+        }
+
+        assertThat(answer).startsWith("final failure " + StepOutcomeUnknownException.CODE)
+                .contains("'charge'").contains("attempt 1").contains("the bank's lookup is down");
+        saga.assertAnswers(answer);
+        assertThat(asked).containsExactly("charge started by 1");
+        assertThat(saga.bank.transfers).extracting(AtMostOnceSaga.Transfer::step).containsExactly("reserve", "charge");
+        assertThat(fixture.store().find(saga.key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.idem.api.time.Deadline;
 import dev.idem.engine.AtomicStepAction;
 import dev.idem.engine.ExecutionContext;
 import dev.idem.engine.StepAction;
+import dev.idem.engine.StepReconciler;
 import dev.idem.engine.VoidStepAction;
 import dev.idem.http.HttpIdempotency;
 import java.time.Duration;
@@ -112,6 +113,18 @@ public final class TransactionalContext implements ExecutionContext {
     @Override
     public <R> R step(String name, TypeReference<R> type, StepAction<? extends R> action) throws Exception {
         return context.step(name, type, action);
+    }
+
+    @Override
+    public <R> R atMostOnceStep(String name, Class<R> type, StepAction<? extends R> action,
+            StepReconciler<? extends R> reconcile) throws Exception {
+        return context.atMostOnceStep(name, type, action, reconcile);
+    }
+
+    @Override
+    public <R> R atMostOnceStep(String name, TypeReference<R> type, StepAction<? extends R> action,
+            StepReconciler<? extends R> reconcile) throws Exception {
+        return context.atMostOnceStep(name, type, action, reconcile);
     }
 
     @Override
