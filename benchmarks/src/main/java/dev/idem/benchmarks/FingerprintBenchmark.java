@@ -76,6 +76,21 @@ public class FingerprintBenchmark {
         return sha.digest(CanonicalJson.canonicalize(json).getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * Public API: the canonical {@code String} of the text alone, against {@link #jacksonText}
+     * (text in, text out on both sides, nothing hashed).
+     */
+    @Benchmark
+    public String canonicalText() {
+        return CanonicalJson.canonicalize(json);
+    }
+
+    /** Baseline for {@link #canonicalText}: Jackson parses the text to a tree and writes it back as text. */
+    @Benchmark
+    public String jacksonText() throws IOException {
+        return mapper.writeValueAsString(mapper.readTree(json));
+    }
+
     /** Public API: the canonical UTF-8 bytes of UTF-8 input, then their SHA-256. */
     @Benchmark
     public byte[] canonicalBytes() {

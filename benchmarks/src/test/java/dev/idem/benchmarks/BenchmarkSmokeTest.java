@@ -143,6 +143,11 @@ class BenchmarkSmokeTest {
         ObjectMapper mapper = new ObjectMapper();
         String document = Documents.ofSize(size);
         assertThat(mapper.readTree(b.jacksonRoundTrip())).isEqualTo(mapper.readTree(document));
+        // The text pair: the same value out of both (by canonical form), the canonical one already canonical.
+        String canonical = b.canonicalText();
+        assertThat(dev.idem.engine.CanonicalJson.canonicalize(b.jacksonText())).isEqualTo(canonical)
+                .isEqualTo(dev.idem.engine.CanonicalJson.canonicalize(document))
+                .isEqualTo(dev.idem.engine.CanonicalJson.canonicalize(canonical));
     }
 
     @Test

@@ -3,7 +3,6 @@ package dev.idem.http;
 import dev.idem.engine.CallOptions;
 import dev.idem.engine.CanonicalJson;
 import dev.idem.engine.IdempotencyEngine;
-import dev.idem.http.internal.StoredResponseFilter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -107,9 +106,7 @@ public final class HttpIdempotency {
         this.maxBodyBytes = b.maxBodyBytes;
         this.storeRetryAfter = b.storeRetryAfter;
         this.responseFilter = b.responseFilter;
-        this.callOptions = b.responseFilter == null ? b.callOptions
-                : b.callOptions.toBuilder().outcomeFilter(new StoredResponseFilter(b.responseFilter, storedHeaders))
-                        .build();
+        this.callOptions = b.callOptions;
         this.execution = b.execution != null ? b.execution : HandlerExecution.engine(b.engine);
     }
 

@@ -19,13 +19,15 @@ import java.util.Objects;
  * sees the response after the stored-header allow-list ({@link HttpIdempotency.Builder#storedHeaders})
  * and before the engine encrypts the outcome; what it returns is held to the same allow-list,
  * both when stored and when replayed. The first caller gets the handler's own response; every
- * replay sends what {@link #rebuild} returns.
+ * replay sends what {@link #rebuild} returns. {@link #keep} runs once, when the response is
+ * stored: what it returns is stored as any response is, and a replay sends it without decoding
+ * anything unless the filter overrides {@link #rebuild}, which is then called on every replay.
  *
  * <p>If {@link #keep} throws, the handler's effect stands and the outcome is stored as "not
  * stored": the first call and every retry are answered 500 {@code outcome-not-stored}, and
  * the handler does not run again. If {@link #rebuild} throws, that replay is answered 500
- * {@code outcome-unreadable} and the record stays, so a later retry may succeed. It is the
- * engine's {@link OutcomeFilter} for HTTP responses. Implementations are thread-safe.
+ * {@code outcome-unreadable} and the record stays, so a later retry may succeed. It plays the part
+ * of the engine's {@link OutcomeFilter} for HTTP responses. Implementations are thread-safe.
  */
 public interface ResponseFilter {
     /**

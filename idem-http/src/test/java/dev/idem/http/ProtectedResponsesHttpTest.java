@@ -9,9 +9,11 @@ import com.sun.net.httpserver.HttpServer;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.IdempotencyEngineBuilder;
+import dev.idem.engine.StoredBytes;
 import dev.idem.engine.protection.KeyRing;
 import dev.idem.engine.protection.KeyVersion;
 import dev.idem.engine.protection.OutcomeFilter;
+import dev.idem.http.internal.StoredResponse;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -280,6 +282,89 @@ class ProtectedResponsesHttpTest {
         HttpResponse<byte[]> replay = post();
         assertThat(replay.statusCode()).isEqualTo(201);
         assertThat(Http.text(replay)).isEqualTo("{\"rebuilt\":{\"location\":\"/v1/charges/1\"}}");
+        assertThat(RUNS).hasValue(1);
+    }
+
+    @Test
+    void aResponseFilterRunsOnceWhenStoredAndAReplaySendsTheStoredFrameUndecoded() throws Exception {
+        AtomicInteger kept = new AtomicInteger();
+        ResponseFilter removing = ResponseFilter.removingJsonFields("/received/card");
+        serve(b -> b, h -> h.responseFilter((k, response) -> {
+            kept.incrementAndGet();
+            return removing.keep(k, response);
+        }));
+        HttpResponse<byte[]> first = post();
+        HttpResponse<byte[]> replay = post();
+        HttpResponse<byte[]> again = post();
+
+        assertThat(Http.text(first)).contains(PAN);
+        // A frame of bytes ('B'), not a JSON document the engine would decode on every replay ('S').
+        assertThat(stored()[0]).isEqualTo((byte) 'B');
+        assertThat(holds(stored(), PAN)).isFalse();
+        assertThat(replay.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(Http.text(replay)).doesNotContain(PAN).contains("\"amount\":100");
+        assertThat(again.body()).isEqualTo(replay.body());
+        assertThat(replay.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+        assertThat(kept).hasValue(1);
+        assertThat(RUNS).hasValue(1);
+    }
+
+    /** What an earlier version stored of a response: its JSON form as a success outcome ('S'). */
+    private static byte[] storedAsJson(byte[] frameOutcome) {
+        assertThat(frameOutcome[0]).isEqualTo((byte) 'B');
+        StoredResponse response = StoredResponse.fromStored(
+                StoredBytes.wrap(Arrays.copyOfRange(frameOutcome, 1, frameOutcome.length)));
+        try {
+            byte[] json = new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsBytes(response);
+            byte[] outcome = new byte[json.length + 1];
+            outcome[0] = 'S';
+            System.arraycopy(json, 0, outcome, 1, json.length);
+            return outcome;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void aResponseStoredAsJsonByAnEarlierVersionStillReplays() throws Exception {
+        serve(b -> b);
+        store.outcomeWritten = ProtectedResponsesHttpTest::storedAsJson;
+        HttpResponse<byte[]> first = post();
+        store.outcomeWritten = null;
+        assertThat(new String(stored(), StandardCharsets.UTF_8)).startsWith("S{\"status\":201,");
+
+        HttpResponse<byte[]> replay = post();
+        assertThat(replay.statusCode()).isEqualTo(201);
+        assertThat(replay.headers().firstValue(HttpIdempotency.IDEMPOTENCY_STATUS)).hasValue("replayed");
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(replay.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+        assertThat(RUNS).hasValue(1);
+    }
+
+    @Test
+    void aFilteredResponseStoredAsJsonByAnEarlierVersionIsStillRebuilt() throws Exception {
+        ResponseFilter removing = ResponseFilter.removingJsonFields("/received/card");
+        ResponseFilter rebuilding = new ResponseFilter() {
+            @Override
+            public Response keep(IdempotencyKey k, Response response) throws Exception {
+                return removing.keep(k, response);
+            }
+
+            @Override
+            public Response rebuild(IdempotencyKey k, Response stored) {
+                return stored.withBody(("{\"rebuilt\":" + new String(stored.body(), StandardCharsets.UTF_8) + "}")
+                        .getBytes(StandardCharsets.UTF_8));
+            }
+        };
+        serve(b -> b, h -> h.responseFilter(rebuilding));
+        store.outcomeWritten = ProtectedResponsesHttpTest::storedAsJson;
+        assertThat(post().statusCode()).isEqualTo(201);
+        store.outcomeWritten = null;
+        assertThat(stored()[0]).isEqualTo((byte) 'S');
+
+        HttpResponse<byte[]> replay = post();
+        assertThat(replay.statusCode()).isEqualTo(201);
+        assertThat(Http.text(replay)).startsWith("{\"rebuilt\":{\"charge\":\"ch_1\"").doesNotContain(PAN);
         assertThat(RUNS).hasValue(1);
     }
 }

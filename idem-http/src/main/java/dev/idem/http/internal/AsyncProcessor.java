@@ -80,7 +80,7 @@ public final class AsyncProcessor {
                     ex.proceed(body, ctx, processor.responseCap()).thenCompose(captured -> {
                         sent.set(captured);
                         try {
-                            return CompletableFuture.completedFuture(processor.stored(processor.toStore(captured)));
+                            return CompletableFuture.completedFuture(processor.stored(call.key(), processor.toStore(captured)));
                         } catch (UnstoredResponse refused) {
                             return CompletableFuture.failedFuture(refused);
                         }
@@ -94,7 +94,7 @@ public final class AsyncProcessor {
                 // the engine keeps the key claimed until its lease lapses, and there is no one to answer.
                 return CompletableFuture.<Void>failedFuture(c);
             }
-            Processor.Reply reply = e == null ? processor.answered(r, sent.get()) : processor.failed(call, unwrap(e));
+            Processor.Reply reply = e == null ? processor.answered(call, r, sent.get()) : processor.failed(call, unwrap(e));
             return send(ex, reply);
         }).thenCompose(sending -> sending);
     }

@@ -71,10 +71,14 @@ public final class Processor {
     private final HttpIdempotency config;
     private final int responseCap;
     private final BudgetHeaders budgets;
+    // Null without a response filter.
+    private final StoredResponseFilter filter;
 
     /** A processor for {@code config}. */
     public Processor(HttpIdempotency config) {
         this.config = config;
+        this.filter = config.responseFilter() == null ? null
+                : new StoredResponseFilter(config.responseFilter(), config.storedHeaders());
         this.budgets = new BudgetHeaders(config.deadlineHeaders());
         // Nothing longer than the store's outcome limit can be stored, so nothing longer is held:
         // one byte more is kept, so that an oversize response is still refused as oversize.
@@ -218,7 +222,9 @@ public final class Processor {
 
     /**
      * The type the engine stores a response as: a frame ({@link StoredBytes}, written back as it is
-     * on a replay), or, with a response filter, the JSON the filter reads and writes.
+     * on a replay, also with a response filter, which works on the response before it is framed),
+     * or, with an engine {@code OutcomeFilter} in the call options, the JSON that filter reads and
+     * writes.
      */
     @SuppressWarnings("unchecked")
     public Class<Object> storedType() {
@@ -226,9 +232,18 @@ public final class Processor {
                 : StoredResponse.class);
     }
 
-    /** What the engine stores of a response to be stored, as {@link #storedType()} says. */
-    public Object stored(StoredResponse response) {
-        return config.callOptions().outcomeFilter() == null ? response.toStored() : response;
+    /**
+     * What the engine stores of a response to be stored, as {@link #storedType()} says: what the
+     * response filter keeps of it, if there is one.
+     *
+     * @throws OutcomeNotStoredException if the response filter fails (the engine stores that, and the
+     *     handler does not run again)
+     */
+    public Object stored(IdempotencyKey key, StoredResponse response) {
+        if (config.callOptions().outcomeFilter() != null) {
+            return response;
+        }
+        return (filter == null ? response : filter.keep(key, response)).toStored();
     }
 
     /**
@@ -245,16 +260,25 @@ public final class Processor {
 
     /**
      * The reply to a call the engine answered: a replay (the stored frame, its body sent as it was
-     * stored), or the handler's own response ({@code sent}).
+     * stored, unless the response filter rebuilds it), or the handler's own response ({@code sent}).
+     * A replay the filter cannot rebuild is answered as {@link #failed} answers it.
      */
-    public Reply answered(Result<?> result, StoredResponse sent) {
+    public Reply answered(HandlerExecution.Call call, Result<?> result, StoredResponse sent) {
         if (result.replayed()) {
             Map<String, String> extra = new LinkedHashMap<>();
             extra.put(HttpIdempotency.IDEMPOTENCY_STATUS, "replayed");
             extra.put(HttpIdempotency.IDEMPOTENT_REPLAYED, "true");
             Object stored = result.value();
-            return new Reply(stored instanceof StoredResponse r ? r : StoredResponse.fromStored((StoredBytes) stored),
-                    extra);
+            StoredResponse response = stored instanceof StoredResponse r ? r
+                    : StoredResponse.fromStored((StoredBytes) stored);
+            if (filter != null) {
+                try {
+                    response = filter.rebuild(call.key(), response);
+                } catch (OutcomeUnreadableException e) {
+                    return failed(call, e);
+                }
+            }
+            return new Reply(response, extra);
         }
         return new Reply(sent, result.stored() ? Map.of(HttpIdempotency.IDEMPOTENCY_STATUS, "stored") : Map.of());
     }
@@ -284,9 +308,9 @@ public final class Processor {
             Result<Object> result = config.execution().execute(call, storedType(), ctx -> {
                 StoredResponse captured = ex.proceed(body, ctx, responseCap);
                 sent.set(captured);
-                return stored(toStore(captured));
+                return stored(call.key(), toStore(captured));
             });
-            reply = answered(result, sent.get());
+            reply = answered(call, result, sent.get());
         } catch (Exception e) {
             reply = failed(call, e);
         }

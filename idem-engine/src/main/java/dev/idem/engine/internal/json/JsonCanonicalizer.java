@@ -68,7 +68,7 @@ public final class JsonCanonicalizer {
     }
 
     /**
-     * Canonicalizes JSON text into a {@code String}, decoded straight from the work buffer (no
+     * Canonicalizes JSON text into a {@code String}, made straight from the work buffer (no
      * intermediate byte array).
      *
      * @param json the JSON text
@@ -79,7 +79,7 @@ public final class JsonCanonicalizer {
         Workspace w = acquire();
         try {
             ByteSink out = w.run(json, excluded);
-            return Utf8.decode(out.buf, out.size, w.text);
+            return Utf8.text(out.buf, out.size, w.text);
         } finally {
             release(w);
         }

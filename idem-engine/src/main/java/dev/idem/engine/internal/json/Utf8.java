@@ -122,6 +122,31 @@ final class Utf8 {
         out.size = o;
     }
 
+    private static final java.lang.invoke.VarHandle LONGS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long HIGHS = 0x8080808080808080L;
+
+    /**
+     * Well-formed UTF-8 {@code b[0, n)} as a {@code String}, as {@link #decode} makes it, but
+     * ASCII text (most canonical JSON) in one copy: it is checked eight bytes at a time and
+     * handed to the string as Latin-1, which the JDK copies as it is. Text with any other byte
+     * stops the check at the first one and goes to {@link #decode}.
+     */
+    static String text(byte[] b, int n, ByteSink scratch) {
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            if (((long) LONGS.get(b, i) & HIGHS) != 0) {
+                return decode(b, n, scratch);
+            }
+        }
+        for (; i < n; i++) {
+            if (b[i] < 0) {
+                return decode(b, n, scratch);
+            }
+        }
+        return new String(b, 0, n, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
     /**
      * Well-formed UTF-8 {@code b[0, n)} as a {@code String}. Text whose characters all fit in
      * Latin-1 (most JSON: ASCII with accented letters) is decoded here into {@code scratch} and

@@ -62,4 +62,24 @@ class CanonicalInternalsTest {
                 .isInstanceOf(InvalidRequestException.class)
                 .hasMessageEndingWith(number.substring(0, 37) + "...");
     }
+
+    @Test
+    void textIsTheUtf8DecodingWhereverTheFirstNonAsciiByteStands() {
+        // Every length around the eight-byte steps, all ASCII and with one é, ŀ or 😀 at each position.
+        ByteSink scratch = new ByteSink(4);
+        for (int n = 0; n <= 40; n++) {
+            String ascii = "x".repeat(n);
+            byte[] plain = ascii.getBytes(StandardCharsets.UTF_8);
+            assertThat(Utf8.text(plain, plain.length, scratch)).isEqualTo(ascii);
+            for (String other : List.of("\u00e9", "\u0140", "\ud83d\ude00")) {
+                for (int at = 0; at <= n; at++) {
+                    String text = ascii.substring(0, at) + other + ascii.substring(at);
+                    byte[] utf8 = (text + "\"tail").getBytes(StandardCharsets.UTF_8);
+                    // Only the first bytes are the text: the rest of a work buffer is not.
+                    int length = utf8.length - 5;
+                    assertThat(Utf8.text(utf8, length, scratch)).as(text).isEqualTo(text);
+                }
+            }
+        }
+    }
 }

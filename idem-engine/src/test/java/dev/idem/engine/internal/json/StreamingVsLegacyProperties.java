@@ -86,6 +86,34 @@ class StreamingVsLegacyProperties {
                 .as(input).isEqualTo(legacy);
     }
 
+    @Property(tries = 200)
+    void canonicalTextIsTheTextTheEarlierDecodeMade(@ForAll("documents") Object doc, @ForAll long seed) {
+        String input = render(doc, new Random(seed));
+        byte[] canonical = JsonCanonicalizer.canonicalize(input, PointerSet.EMPTY);
+        String text = JsonCanonicalizer.canonicalText(input, PointerSet.EMPTY);
+        assertThat(text).as(input).isEqualTo(decodedAsBefore(canonical));
+        assertThat(text.getBytes(StandardCharsets.UTF_8)).as(input)
+                .isEqualTo(LegacyCanonicalizer.canonicalize(input, PointerSet.EMPTY));
+    }
+
+    // How canonicalText made its String before ASCII text got its one-copy path: Latin-1 text
+    // decoded by hand into a scratch buffer, anything beyond U+00FF by the JDK.
+    private static String decodedAsBefore(byte[] b) {
+        byte[] out = new byte[b.length];
+        int o = 0;
+        for (int i = 0; i < b.length; i++) {
+            byte c = b[i];
+            if (c >= 0) {
+                out[o++] = c;
+            } else if ((c & 0xFE) == 0xC2) {
+                out[o++] = (byte) ((c & 0x03) << 6 | b[++i] & 0x3F);
+            } else {
+                return new String(b, StandardCharsets.UTF_8);
+            }
+        }
+        return new String(out, 0, o, StandardCharsets.ISO_8859_1);
+    }
+
     @Property(tries = 150)
     void exclusionsLeaveOutWhatTheLegacyLeftOut(@ForAll("documents") Object doc, @ForAll long seed) {
         Random rnd = new Random(seed);

@@ -5,9 +5,32 @@
 -- and the token are nil where they are the caller's own (ARGV), which the caller already holds.
 local key = KEYS[1]
 local fp, token = ARGV[1], ARGV[2]
+local waits = ARGV[6] == '1'
+
+-- A replay first, before the clock is read and before anything else is: a completed record is
+-- answered with what a replay reads (no lease, no journal). Its time left is Redis' own TTL of
+-- the key, set to the record's expiry when it was written, so the store time is that expiry less
+-- the TTL, and the record is live exactly when the TTL is above zero. A record that is not plainly
+-- completed and well formed, a test clock, or a caller that waits for replicas (its WAIT must
+-- cover the record, see covered_by_wait) takes the full path below, which judges it.
+if not waits and (ARGV[5] == nil or ARGV[5] == '') then
+  local c = redis.call('HMGET', key, 's', 'f', 't', 'a', 'e', 'o', 'k')
+  local expires_c = tonumber(c[5])
+  if c[1] == 'C' and c[2] and c[3] and tonumber(c[4]) ~= nil and expires_c ~= nil and c[6] then
+    local left = redis.call('PTTL', key)
+    if left > 0 then
+      local now_c = expires_c - left
+      local stored_fp = c[2]
+      if stored_fp == fp then
+        stored_fp = false
+      end
+      return {'E', now_c, 'C', stored_fp, c[3], c[4], false, c[5], c[6], c[7] or now_c, false}
+    end
+  end
+end
+
 local lease, ttl = tonumber(ARGV[3]), tonumber(ARGV[4])
 local now = clock_now(ARGV[5])
-local waits = ARGV[6] == '1'
 local r = redis.call('HMGET', key, 's', 'f', 't', 'a', 'l', 'e', 'o', 'c', 'k', 'j')
 local s, expires_at = r[1], tonumber(r[6])
 if s and (expires_at == nil or not r[3] or not r[2] or tonumber(r[4]) == nil
