@@ -4,11 +4,11 @@ import dev.idem.api.IdempotencyKey;
 import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.time.Scheduler;
-import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -18,9 +18,9 @@ import java.util.concurrent.Executor;
 
 /**
  * The asynchronous driver of one call: the same decisions as the blocking one ({@link Execution}:
- * fingerprint, near cache, judge, {@link Execution#finish finish}), through the call's
- * {@link StorePort} (the engine's laned or non-blocking one), so both end a key alike and answer
- * alike; only where they run and how they wait differ.
+ * fingerprint, near cache, judge, {@link Execution#finish finish}), carried out as stages through
+ * the call's {@link StorePort} (the engine's laned or non-blocking one), so both end a key alike and
+ * answer alike; only where they run and how they wait differ.
  *
  * <ul>
  *   <li>Every store call goes through the port, never on the caller's thread for a blocking store;
@@ -44,7 +44,6 @@ import java.util.concurrent.Executor;
  * a {@link CompletionException}.
  */
 final class AsyncCall<T> {
-    private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
     private static final VarHandle SLOT_RETURNED;
 
     static {
@@ -75,7 +74,6 @@ final class AsyncCall<T> {
     private volatile boolean active = true;
     private volatile Scheduler.Cancellable nextPoll;
     private byte[] fingerprint;
-    private Execution<T>.Waiting waiting;
 
     AsyncCall(EngineParts parts, Execution<T> execution, AsyncWork<? extends T> work, StorePort port) {
         this.parts = parts;
@@ -88,21 +86,23 @@ final class AsyncCall<T> {
     }
 
     /** Starts the call, which holds one of the engine's slots (taken by the caller) until it ends. */
-    CompletableFuture<Result<T>> start(Object request) {
+    CompletableFuture<Result<T>> start() {
+        Verdict<T> early;
         try {
-            fingerprint = execution.fingerprint(request);
-            execution.refuseIfSpent();
-            Result<T> cached = execution.fromNearCache(fingerprint);
-            if (cached != null) {
-                answerWith(cached, null);
-                return answer;
+            fingerprint = execution.fingerprint();
+            early = execution.beforeClaim(fingerprint);
+            if (early != null) {
+                execution.apply(early);
             }
         } catch (RuntimeException | Error e) {
             answerWith(null, e);
             return answer;
         }
-        waiting = execution.new Waiting();
-        poll();
+        if (early == null) {
+            poll();
+        } else {
+            answerWith(early.replay(), early.answer());
+        }
         return answer;
     }
 
@@ -130,21 +130,9 @@ final class AsyncCall<T> {
             });
             return;
         }
-        CompletableFuture<ClaimResult> shared = ticket.answer();
-        if (shared.isDone()) {
-            judgedShared(ticket, shared.getNow(null), shared.isCompletedExceptionally() ? failureOf(shared) : null);
-        } else {
-            // Whoever answers the poll (a blocking caller's own thread, maybe): go on on the executor.
-            shared.whenComplete((claim, failure) -> onExecutor(() -> judgedShared(ticket, claim, failure)));
-        }
-    }
-
-    private static Throwable failureOf(CompletableFuture<?> failed) {
-        try {
-            failed.join();
-            return new IllegalStateException("not failed");
-        } catch (CompletionException | CancellationException e) {
-            return unwrap(e);
+        // Whoever answers the poll later (a blocking caller's own thread, maybe): go on on the executor.
+        if (!ticket.whenAnswered((claim, failure) -> onExecutor(() -> judgedShared(ticket, claim, failure)))) {
+            judgedShared(ticket, ticket.answer(), ticket.failure());
         }
     }
 
@@ -179,37 +167,39 @@ final class AsyncCall<T> {
             answerWith(null, unwrap(failure));
             return;
         }
-        Execution.Verdict<T> verdict;
+        Verdict<T> verdict;
         try {
-            verdict = execution.judge(claim, fingerprint, waiting, beforeClaim);
+            verdict = execution.judge(claim, fingerprint, beforeClaim);
+            execution.apply(verdict);
         } catch (RuntimeException | Error e) {
             answerWith(null, e);
             return;
         }
-        if (verdict.unreadable != null) {
-            execution.handBackUnreadable(claim, verdict.unreadable, writes())
-                    .whenComplete((refused, e) -> answerWith(null, e != null ? unwrap(e) : refused));
-        } else if (verdict.claimed()) {
-            if (answer.isDone()) {
-                giveBackUnstarted(claim, beforeClaim);
-            } else if (execution.spent()) {
-                refuseSpent(claim);
-            } else {
-                run(claim, beforeClaim);
-            }
-        } else if (verdict.replay != null) {
-            answerWith(verdict.replay, null);
-        } else {
-            waitFor(verdict);
+        switch (verdict.kind()) {
+            case RUN:
+                if (answer.isDone()) {
+                    // The caller went away while its claim was in the store: give the key back unrun.
+                    carryOut(execution.giveBackUnstarted(claim, verdict.journal()));
+                } else if (execution.spent()) {
+                    carryOut(execution.refuse(claim));
+                } else {
+                    run(claim, beforeClaim, verdict.journal());
+                }
+                break;
+            case REPLAY:
+            case ANSWER:
+                answerWith(verdict.replay(), verdict.answer());
+                break;
+            case END:
+                carryOut(verdict.ending());
+                break;
+            default:
+                waitFor(verdict);
         }
     }
 
-    private StoreWrites writes() {
-        return execution.writes(port);
-    }
-
     /** Schedules the next poll; the call holds nothing meanwhile. */
-    private void waitFor(Execution.Verdict<T> verdict) {
+    private void waitFor(Verdict<T> verdict) {
         active = false;
         if (!cancelWatched) {
             // From the first wait on (not before: most calls never wait), a caller that cancels (or
@@ -230,9 +220,9 @@ final class AsyncCall<T> {
         onExecutor(() -> schedulePoll(verdict));
     }
 
-    private void schedulePoll(Execution.Verdict<T> verdict) {
+    private void schedulePoll(Verdict<T> verdict) {
         try {
-            Scheduler.Cancellable next = scheduler.schedule(Duration.ofMillis(verdict.pauseMillis), this::pollDue);
+            Scheduler.Cancellable next = scheduler.schedule(Duration.ofMillis(verdict.pauseMillis()), this::pollDue);
             nextPoll = next;
             if (answer.isDone()) {
                 // Cancelled while this was being scheduled: the cancel saw no poll to stop.
@@ -240,7 +230,7 @@ final class AsyncCall<T> {
             }
         } catch (RuntimeException e) {
             // A scheduler that cannot wait is an interrupted wait: the blocking call's 409.
-            RuntimeException conflict = verdict.conflict();
+            RuntimeException conflict = verdict.conflict(key);
             conflict.addSuppressed(e);
             answerWith(null, conflict);
         }
@@ -266,23 +256,10 @@ final class AsyncCall<T> {
         }
     }
 
-    /** The caller went away while its claim was in the store, and the claim won: give the key back unrun. */
-    private void giveBackUnstarted(ClaimResult claim, long beforeClaim) {
-        execution.giveBackUnstarted(claim, beforeClaim, writes()).whenComplete((v, e) -> becameIdle());
-    }
-
-    /** The caller's deadline passed while its claim was being won: give the key back unrun. */
-    private void refuseSpent(ClaimResult claim) {
-        execution.refuseClaimed(claim, writes()).whenComplete((refused, e) -> {
-            parts.polls().forget(key);
-            answerWith(null, e != null ? unwrap(e) : refused);
-        });
-    }
-
-    private void run(ClaimResult claim, long beforeClaim) {
-        StepContext ctx = execution.begin(claim, beforeClaim, null);
+    private void run(ClaimResult claim, long beforeClaim, byte[] journal) {
+        StepContext ctx = execution.begin(claim, beforeClaim, null, journal);
         Heartbeat heartbeat = new Heartbeat(key, ctx.fencingToken(), ctx, execution.lease(), parts.async().maxPending,
-                port.renewals(), parts.ticker(), parts.async().renewalTimer());
+                port, parts.ticker(), parts.async().renewalTimer());
         // Before the work is called: a work that blocks before it returns its stage keeps its lease too.
         heartbeat.start();
         CompletionStage<? extends T> stage;
@@ -330,19 +307,79 @@ final class AsyncCall<T> {
 
     /** Ends the key by the work's outcome; on an engine thread (the renewal's answer comes on one too). */
     private void recordOutcome(StepContext ctx, T value, Throwable failure) {
-        CompletableFuture<Result<T>> ending;
+        ctx.close();
+        Ending<T> ending;
         try {
-            ending = finish(ctx, value, failure);
+            ending = failure instanceof CancellationException ? Ending.Answer.kept(failure, Ending.warning("the"
+                    + " asynchronous work of {0} was cancelled; its effect may still be under way, so the claim is"
+                    + " kept until its lease lapses (then a retry takes the key over)", key))
+                    : execution.finish(ctx, value, failure, null);
         } catch (RuntimeException | Error e) {
-            ending = CompletableFuture.failedFuture(e);
+            ending = Ending.Answer.thrown(e);
         }
-        ending.whenComplete(this::outcomeRecorded);
+        carryOut(ending);
     }
 
-    /** The key's ending was stored (or failed): no poll of it is worth sharing any more; answer the caller. */
-    private void outcomeRecorded(Result<T> result, Throwable failure) {
-        parts.polls().forget(key);
-        answerWith(result, failure == null ? null : unwrap(failure));
+    /**
+     * Carries out the key's ending through the port, a stage for each store call, each step's
+     * effects applied as it is reached; then no poll of the key is worth sharing any more, and the
+     * caller gets the answer.
+     */
+    private void carryOut(Ending<T> step) {
+        execution.apply(step);
+        if (step instanceof Ending.Answer) {
+            Ending.Answer<T> ended = (Ending.Answer<T>) step;
+            parts.polls().forget(key);
+            answerWith(ended.result(), ended.thrown());
+        } else {
+            write((Ending.Write<T>) step, parts.ticker().read(), 0);
+        }
+    }
+
+    /** Sends {@code step}'s write (its {@code tried}-th try, first sent at {@code sentAt}), then the next step. */
+    private void write(Ending.Write<T> step, long sentAt, int tried) {
+        CompletableFuture<Boolean> written;
+        try {
+            switch (step.kind()) {
+                case COMPLETE:
+                    written = port.complete(key, step.token(), step.outcome(), execution.ttl());
+                    break;
+                case RELEASE:
+                    written = port.release(key, step.token());
+                    break;
+                default:
+                    written = port.extendLease(key, step.token(), Ending.HAND_BACK).thenApply(Optional::isPresent);
+                    break;
+            }
+        } catch (RuntimeException | Error e) {
+            written = CompletableFuture.failedFuture(e);
+        }
+        written.whenComplete((ok, failure) -> {
+            Throwable cause = unwrap(failure);
+            long pause = step.kind() != Ending.Write.Kind.COMPLETE ? -1
+                    : Ending.retryPauseMillis(tried, cause, parts.completeAttempts());
+            if (pause < 0) {
+                next(step, cause == null && ok, cause, sentAt);
+                return;
+            }
+            port.pause(Duration.ofMillis(pause)).whenComplete((v, cut) -> {
+                if (cut != null) {
+                    next(step, false, cause, sentAt);
+                } else {
+                    write(step, sentAt, tried + 1);
+                }
+            });
+        });
+    }
+
+    private void next(Ending.Write<T> step, boolean written, Throwable failure, long sentAt) {
+        Ending<T> following;
+        try {
+            following = step.next(written, failure, sentAt);
+        } catch (RuntimeException | Error e) {
+            following = Ending.Answer.thrown(e);
+        }
+        carryOut(following);
     }
 
     /**
@@ -359,16 +396,6 @@ final class AsyncCall<T> {
                 task.run();
             }
         }
-    }
-
-    private CompletableFuture<Result<T>> finish(StepContext ctx, T value, Throwable failure) {
-        ctx.close();
-        if (failure instanceof CancellationException) {
-            LOG.log(Level.WARNING, "the asynchronous work of {0} was cancelled; its effect may still be under way,"
-                    + " so the claim is kept until its lease lapses (then a retry takes the key over)", key.digest());
-            return CompletableFuture.failedFuture(failure);
-        }
-        return execution.finish(ctx, value, failure, writes(), null);
     }
 
     /** Answers the caller, after returning the slot (so a follow-up call in a callback finds it free). */

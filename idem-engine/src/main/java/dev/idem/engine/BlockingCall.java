@@ -2,32 +2,24 @@ package dev.idem.engine;
 
 import com.fasterxml.jackson.databind.JavaType;
 import dev.idem.api.IdempotencyKey;
-import dev.idem.api.LeaseLostException;
 import dev.idem.api.RequestInProgressException;
-import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
-import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.api.time.Deadline;
-import dev.idem.engine.IdempotencyEvent.Type;
-import java.lang.System.Logger.Level;
+import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 /**
  * The blocking driver of one call: a loop on the caller's thread over the call's decisions
  * ({@link Execution}) and the {@link DirectPort}. Claim (sharing the key's polls with the engine's
  * other waiters if the call waits), judge, and then replay, pause on the engine's sleeper and claim
  * again, or run the work on this thread (with a heartbeat if a deadline shortened the claim's
- * lease) and end the key as {@link Execution#finish} decides. Every store call is made on this
- * thread and answered before it returns, so the writes that end the key chain no stages.
+ * lease) and carry out the {@link Ending} {@link Execution#finish} decides, one store call after
+ * another. Every store call is made on this thread and answered before it returns: nothing on the
+ * way builds a stage or a future.
  */
 final class BlockingCall<T> {
-    private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
-
     /** The work, plain or completing the record itself. */
     interface Runner<T> {
         T run(ExecutionContext ctx, AtomicWork.Completion completion) throws Exception;
@@ -72,58 +64,66 @@ final class BlockingCall<T> {
     private final DirectPort port;
     // What work that completes itself last encoded, so its first caller decodes the whole result.
     private volatile Recorder.Encoded selfEncoded;
-    // The ticker when the last shared claim's question left (see SharedPolls.Poll#sentAt).
-    private long sharedSent;
 
-    BlockingCall(EngineParts parts, IdempotencyKey key, JavaType type, CallOptions options,
+    BlockingCall(EngineParts parts, IdempotencyKey key, JavaType type, CallOptions options, Object request,
             Runner<? extends T> runner) {
         this.parts = parts;
         this.key = key;
-        this.execution = new Execution<>(parts, key, type, options);
+        this.execution = new Execution<>(parts, key, type, options, request);
         this.runner = runner;
         this.port = parts.direct();
     }
 
-    Result<T> run(Object request) {
-        byte[] fingerprint = execution.fingerprint(request);
-        execution.refuseIfSpent();
-        Result<T> cached = execution.fromNearCache(fingerprint);
-        if (cached != null) {
-            return cached;
+    Result<T> run() {
+        byte[] fingerprint = execution.fingerprint();
+        Verdict<T> early = execution.beforeClaim(fingerprint);
+        if (early != null) {
+            execution.apply(early);
+            if (early.kind() == Verdict.Kind.REPLAY) {
+                return early.replay();
+            }
+            throw early.answer();
         }
         boolean shares = execution.waits();
-        Execution<T>.Waiting waiting = execution.new Waiting();
         for (;;) {
             long token = parts.nextToken();
             long beforeClaim = parts.ticker().read();
-            ClaimResult claim = shares ? sharedClaim(fingerprint, token) : claim(fingerprint, token);
-            // A shared answer may have been asked for before this call's own reading: the entry it
-            // caches is counted from when the poll's question left.
-            Execution.Verdict<T> verdict = execution.judge(claim, fingerprint, waiting,
-                    shares ? Math.min(beforeClaim, sharedSent) : beforeClaim);
-            if (verdict.unreadable != null) {
-                throw StoreWrites.join(execution.handBackUnreadable(claim, verdict.unreadable, writes()));
+            ClaimResult claim;
+            long sentAt = beforeClaim;
+            if (shares) {
+                SharedPolls.Ticket ticket = parts.polls().join(key);
+                // A shared answer may have been asked for before this call's own reading: the entry it
+                // caches is counted from when the poll's question left.
+                sentAt = Math.min(beforeClaim, ticket.poll.sentAt);
+                claim = sharedClaim(ticket, fingerprint, token);
+            } else {
+                claim = claim(fingerprint, token);
             }
-            if (verdict.claimed()) {
-                if (execution.spent()) {
-                    throw StoreWrites.join(execution.refuseClaimed(claim, writes()));
-                }
-                return execute(claim, beforeClaim);
-            }
-            if (verdict.replay != null) {
-                return verdict.replay;
-            }
-            try {
-                parts.sleeper().sleep(Duration.ofMillis(verdict.pauseMillis));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw verdict.conflict();
+            Verdict<T> verdict = execution.judge(claim, fingerprint, sentAt);
+            execution.apply(verdict);
+            switch (verdict.kind()) {
+                case RUN:
+                    return execution.spent() ? carryOut(execution.refuse(claim))
+                            : execute(claim, beforeClaim, verdict.journal());
+                case REPLAY:
+                    return verdict.replay();
+                case ANSWER:
+                    throw verdict.answer();
+                case END:
+                    return carryOut(verdict.ending());
+                default:
+                    pause(verdict);
             }
         }
     }
 
-    private StoreWrites writes() {
-        return execution.writes(port);
+    private void pause(Verdict<T> verdict) {
+        try {
+            parts.sleeper().sleep(Duration.ofMillis(verdict.pauseMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw verdict.conflict(key);
+        }
     }
 
     /** One claim of the key, and again under the record's older fingerprint if the request matches it. */
@@ -139,9 +139,7 @@ final class BlockingCall<T> {
      * A waiting caller's claim, shared with the engine's other waiters of the key
      * ({@link SharedPolls}): sent from this thread, or the answer of one in flight or just answered.
      */
-    private ClaimResult sharedClaim(byte[] fingerprint, long token) {
-        SharedPolls.Ticket ticket = parts.polls().join(key);
-        sharedSent = ticket.poll.sentAt;
+    private ClaimResult sharedClaim(SharedPolls.Ticket ticket, byte[] fingerprint, long token) {
         if (ticket.issuer()) {
             try {
                 ClaimResult claim = claim(fingerprint, token);
@@ -153,14 +151,7 @@ final class BlockingCall<T> {
             }
         }
         try {
-            return ticket.seen(ticket.answer().get());
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof Error) {
-                throw (Error) cause;
-            }
-            throw cause instanceof RuntimeException ? (RuntimeException) cause
-                    : new StoreUnavailableException("the claim of " + key + " failed: " + cause, cause, true);
+            return ticket.await();
         } catch (InterruptedException e) {
             // An interrupted wait is the 409 it would have ended in; nothing is held.
             Thread.currentThread().interrupt();
@@ -168,9 +159,12 @@ final class BlockingCall<T> {
         }
     }
 
-    /** Runs the work under the claim won at {@code beforeClaim} (a ticker reading taken before the claim call). */
-    private Result<T> execute(ClaimResult claim, long beforeClaim) {
-        StepContext ctx = execution.begin(claim, beforeClaim, Thread.currentThread());
+    /**
+     * Runs the work under the claim won at {@code beforeClaim} (a ticker reading taken before the claim
+     * call), with the {@code journal} the claim handed over, and ends the key.
+     */
+    private Result<T> execute(ClaimResult claim, long beforeClaim, byte[] journal) {
+        StepContext ctx = execution.begin(claim, beforeClaim, Thread.currentThread(), journal);
         // Only work that completes itself needs the encoder; plain work allocates nothing here.
         byte[] recorded = claim.record().fingerprint();
         AtomicWork.Completion completion = !runner.completesItself() ? null : new AtomicWork.Completion() {
@@ -200,15 +194,17 @@ final class BlockingCall<T> {
                 bound.close();
             }
             if (beat != null) {
-                stop(beat);
+                // A renewal in flight must not outlive the work.
+                beat.stopAndAwait();
             }
             ctx.close();
         }
-        Execution.SelfCompleted<T> self = runner.completesItself()
-                ? (v, token, attempt, fingerprint) -> completedItself(beforeClaim, v, token, attempt, fingerprint)
-                : null;
+        // Work that completed the record itself (in its transaction, after the claim) is checked against it.
+        Execution.SelfCompleted<T> self = !runner.completesItself() ? null
+                : (v, token, attempt, fingerprint) -> new Ending.Confirm<>(execution.recorder(), token, attempt,
+                        fingerprint, v, beforeClaim, selfEncoded);
         try {
-            return StoreWrites.join(execution.finish(ctx, value, failure, writes(), self));
+            return carryOut(execution.finish(ctx, value, failure, self));
         } finally {
             if (failure instanceof InterruptedException) {
                 // Set only now: an interrupted thread would have failed the store calls above.
@@ -236,55 +232,57 @@ final class BlockingCall<T> {
         return beat;
     }
 
-    /** Stops the heartbeat and waits for a renewal in flight, which must not outlive the work. */
-    private static void stop(Heartbeat beat) {
-        CompletableFuture<Void> inFlight = beat.stop();
-        if (inFlight != null) {
-            inFlight.join();
-        }
-    }
-
     /**
-     * Checks that an {@link AtomicWork} that returned normally did complete the record (in its
-     * transaction, after the claim sent at {@code claimSent}, a ticker reading).
+     * Carries out the key's ending on this thread, one store call after another, each step's
+     * effects applied as it is reached; returns the result it ends with, or throws its answer.
      */
-    private CompletableFuture<Result<T>> completedItself(long claimSent, T value, long token, int attempt,
-            byte[] fingerprint) {
-        try {
-            return CompletableFuture.completedFuture(checkCompletedItself(claimSent, value, token, attempt,
-                    fingerprint));
-        } catch (RuntimeException | Error e) {
-            return Recorder.failed(e);
+    private Result<T> carryOut(Ending<T> ending) {
+        Ending<T> step = ending;
+        while (!(step instanceof Ending.Answer)) {
+            execution.apply(step);
+            step = step instanceof Ending.Confirm ? confirm((Ending.Confirm<T>) step) : write((Ending.Write<T>) step);
         }
+        execution.apply(step);
+        Ending.Answer<T> answer = (Ending.Answer<T>) step;
+        Throwable thrown = answer.thrown();
+        if (thrown == null) {
+            return answer.result();
+        }
+        if (thrown instanceof Error) {
+            throw (Error) thrown;
+        }
+        throw thrown instanceof RuntimeException ? (RuntimeException) thrown
+                : new UndeclaredThrowableException(thrown);
     }
 
-    private Result<T> checkCompletedItself(long claimSent, T value, long token, int attempt, byte[] fingerprint) {
+    private Ending<T> write(Ending.Write<T> step) {
+        long sentAt = parts.ticker().read();
+        boolean written;
+        try {
+            switch (step.kind()) {
+                case COMPLETE:
+                    written = port.complete(key, step.token(), step.outcome(), execution.ttl());
+                    break;
+                case RELEASE:
+                    written = port.release(key, step.token());
+                    break;
+                default:
+                    written = port.extendLease(key, step.token(), Ending.HAND_BACK);
+                    break;
+            }
+        } catch (RuntimeException | Error e) {
+            return step.next(false, e, sentAt);
+        }
+        return step.next(written, null, sentAt);
+    }
+
+    private Ending<T> confirm(Ending.Confirm<T> step) {
         StoredRecord now;
         try {
-            now = parts.store().find(key).orElse(null);
-        } catch (StoreUnavailableException e) {
-            LOG.log(Level.WARNING, "could not check that the atomic work completed {0}: {1}", key.digest(),
-                    e.getMessage());
-            execution.emit(Type.OUTCOME_NOT_STORED, attempt);
-            return new Result<>(value, false, false, attempt);
+            now = port.find(key).orElse(null);
+        } catch (RuntimeException | Error e) {
+            return step.found(null, e);
         }
-        if (now != null && now.fencingToken() == token && now.state() == RecordState.COMPLETED) {
-            execution.emit(Type.FIRST_EXECUTION, attempt);
-            execution.recorder().cache(fingerprint, now.outcome(), attempt, claimSent);
-            Recorder.Encoded encoded = selfEncoded;
-            byte[] whole = encoded != null && Arrays.equals(encoded.stored(), now.outcome()) ? encoded.plain() : null;
-            if (whole == null && execution.untyped()) {
-                whole = execution.open(now.outcome(), fingerprint);
-            }
-            return new Result<>(execution.plain(value, whole), false, true, attempt);
-        }
-        if (now != null && now.fencingToken() == token && now.state() == RecordState.IN_PROGRESS) {
-            IllegalStateException bug = new IllegalStateException("AtomicWork for " + key
-                    + " returned without completing the record; it must complete it in its transaction or throw");
-            throw StoreWrites.join(execution.recorder().unstorable(token, attempt, fingerprint,
-                    "the atomic work returned without completing the record (a programming error)", bug, writes()));
-        }
-        execution.emit(Type.LEASE_LOST, attempt);
-        throw new LeaseLostException(key, token);
+        return step.found(now, null);
     }
 }

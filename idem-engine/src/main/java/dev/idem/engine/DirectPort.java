@@ -1,99 +1,100 @@
 package dev.idem.engine;
 
 import dev.idem.api.IdempotencyKey;
+import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.IdempotencyStore;
+import dev.idem.api.store.StoredRecord;
 import dev.idem.api.time.Sleeper;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 
 /**
- * A blocking call's way to the store: each store call on the caller's thread, answered before it
- * returns (every future this port returns is complete, and a boolean one is one of two shared
- * futures, so the blocking call allocates none for its writes); a retry's pause sleeps on the
- * engine's {@link Sleeper}. Its heartbeat renews through the engine's {@link LanedPort}, on the
- * engine's renewal threads, while the caller's thread runs the work.
+ * A blocking call's way to the store: each store call on the caller's thread, answered (or thrown)
+ * before it returns, with no stage in between; the fenced writes that must land (a completion, a
+ * step's checkpoint) are tried again on a briefly unavailable store ({@link Ending#retryPauseMillis}),
+ * pausing on the engine's {@link Sleeper}. Its heartbeat renews through the engine's
+ * {@link LanedPort} ({@link #renewals()}), on the engine's renewal threads, while the caller's
+ * thread runs the work. An asynchronous call reaches the store through a {@link StorePort} instead.
  */
-final class DirectPort implements StorePort {
-    // Shared: they are complete already, and never leave the engine (nothing may obtrude on them).
-    static final CompletableFuture<Boolean> TRUE = CompletableFuture.completedFuture(true);
-    static final CompletableFuture<Boolean> FALSE = CompletableFuture.completedFuture(false);
-
+final class DirectPort {
     private final IdempotencyStore store;
     private final Sleeper sleeper;
     private final StorePort renewals;
+    private final int attempts;
 
-    DirectPort(IdempotencyStore store, Sleeper sleeper, StorePort renewals) {
+    /**
+     * @param renewals the port a heartbeat renews through
+     * @param attempts how often a fenced write is tried at most (the engine's {@code completeAttempts})
+     */
+    DirectPort(IdempotencyStore store, Sleeper sleeper, StorePort renewals, int attempts) {
         this.store = store;
         this.sleeper = sleeper;
         this.renewals = renewals;
+        this.attempts = attempts;
     }
 
-    /** A claim, answered on this thread. */
     ClaimResult claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl) {
         return store.claim(key, fingerprint, token, lease, ttl);
     }
 
-    @Override
-    public void claim(IdempotencyKey key, byte[] fingerprint, long token, Duration lease, Duration ttl,
-            Answer<ClaimResult> then) {
-        ClaimResult result;
-        try {
-            result = store.claim(key, fingerprint, token, lease, ttl);
-        } catch (RuntimeException | Error e) {
-            then.accept(null, e);
-            return;
-        }
-        then.accept(result, null);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
-        try {
-            return done(store.complete(key, token, outcome, ttl));
-        } catch (RuntimeException | Error e) {
-            return CompletableFuture.failedFuture(e);
+    /** Completes the held key with {@code outcome}, tried again while the store is briefly unavailable. */
+    boolean complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
+        for (int tried = 0;; tried++) {
+            try {
+                return store.complete(key, token, outcome, ttl);
+            } catch (StoreUnavailableException e) {
+                pauseBeforeRetry(tried, e);
+            }
         }
     }
 
-    @Override
-    public CompletableFuture<Boolean> release(IdempotencyKey key, long token) {
-        try {
-            return done(store.release(key, token));
-        } catch (RuntimeException | Error e) {
-            return CompletableFuture.failedFuture(e);
+    /** Saves a step journal, tried again while the store is briefly unavailable. */
+    boolean checkpoint(IdempotencyKey key, long token, byte[] journal) {
+        for (int tried = 0;; tried++) {
+            try {
+                return store.checkpoint(key, token, journal);
+            } catch (StoreUnavailableException e) {
+                pauseBeforeRetry(tried, e);
+            }
         }
     }
 
-    @Override
-    public CompletableFuture<Optional<Instant>> extendLease(IdempotencyKey key, long token, Duration lease) {
-        try {
-            return CompletableFuture.completedFuture(store.extendLease(key, token, lease));
-        } catch (RuntimeException | Error e) {
-            return CompletableFuture.failedFuture(e);
-        }
+    boolean release(IdempotencyKey key, long token) {
+        return store.release(key, token);
     }
 
-    @Override
-    public CompletableFuture<Void> pause(Duration d) {
+    /** Whether the held key's lease was extended (or cut) to {@code lease}: false if the token is not current. */
+    boolean extendLease(IdempotencyKey key, long token, Duration lease) {
+        return store.extendLease(key, token, lease).isPresent();
+    }
+
+    Optional<StoredRecord> find(IdempotencyKey key) {
+        return store.find(key);
+    }
+
+    /**
+     * Returns after the pause before the next try of a write that failed with {@code failure};
+     * throws {@code failure} if there is none, or if the pause is interrupted (the interrupt is kept).
+     */
+    private void pauseBeforeRetry(int tried, StoreUnavailableException failure) {
+        long millis = Ending.retryPauseMillis(tried, failure, attempts);
+        if (millis < 0) {
+            throw failure;
+        }
         try {
-            sleeper.sleep(d);
-            return CompletableFuture.completedFuture(null);
+            sleeper.sleep(Duration.ofMillis(millis));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return CompletableFuture.failedFuture(e);
+            throw failure;
         }
     }
 
-    @Override
-    public StorePort renewals() {
+    /**
+     * The port a heartbeat renews this call's lease through, from the engine's timer: never the
+     * caller's thread, which runs the work meanwhile.
+     */
+    StorePort renewals() {
         return renewals;
-    }
-
-    /** A write's answer as a stage, without allocating one. */
-    static CompletableFuture<Boolean> done(boolean answer) {
-        return answer ? TRUE : FALSE;
     }
 }

@@ -100,6 +100,7 @@ final class Heartbeat {
 
     private synchronized void extended(long sentAt, Optional<Instant> until, Throwable failure) {
         extending = null;
+        notifyAll();
         if (failure == null && until.isEmpty()) {
             // Another claim holds the key: there is nothing left to keep.
             stopped = true;
@@ -156,11 +157,34 @@ final class Heartbeat {
      *     a beat), else a stage that completes once it answered
      */
     synchronized CompletableFuture<Void> stop() {
+        stopBeating();
+        CompletableFuture<Optional<Instant>> inFlight = extending;
+        return inFlight == null ? null : inFlight.handle((until, e) -> null);
+    }
+
+    /**
+     * Stops beating and returns once no extension is in flight: how the blocking driver stops it,
+     * waiting on this thread (uninterruptibly, keeping an interrupt for later) rather than on a stage.
+     */
+    synchronized void stopAndAwait() {
+        stopBeating();
+        boolean interrupted = false;
+        while (extending != null) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void stopBeating() {
         stopped = true;
         if (next != null) {
             next.cancel();
         }
-        CompletableFuture<Optional<Instant>> inFlight = extending;
-        return inFlight == null ? null : inFlight.handle((until, e) -> null);
     }
 }

@@ -186,7 +186,8 @@ public final class IdempotencyEngine implements AutoCloseable {
         // asynchronous one through the store's non-blocking form if it offers one, else on the engine's threads.
         StorePort asyncPort = nonBlocking == null ? laned
                 : new NonBlockingPort(nonBlocking, new StoreLane(positiveWidth(nonBlocking.maxCallsInFlight())), async);
-        this.parts = new EngineParts(store, new DirectPort(store, b.sleeper, laned), asyncPort, codec,
+        DirectPort direct = new DirectPort(store, b.sleeper, laned, b.completeAttempts);
+        this.parts = new EngineParts(store, direct, asyncPort, codec,
                 new Fingerprinter(codec.json(), b.maxRequestBytes, defaults.excludedSet(), b.fingerprintSecrets),
                 b.outcomeKeys == null && !b.refuseUnencrypted ? Sealer.NONE
                         : new Sealer(b.outcomeKeys, b.refuseUnencrypted),
@@ -720,11 +721,12 @@ public final class IdempotencyEngine implements AutoCloseable {
             CallOptions options, AsyncWork<? extends T> work) {
         checkArguments(key, request, options);
         Objects.requireNonNull(work, "work");
-        AsyncCall<T> call = new AsyncCall<>(parts, new Execution<T>(parts, key, type, options), work, parts.asyncPort());
+        AsyncCall<T> call = new AsyncCall<>(parts, new Execution<T>(parts, key, type, options, request), work,
+                parts.asyncPort());
         if (!parts.async().acquire()) {
             return CompletableFuture.failedFuture(new AsyncCallsFullException(parts.async().maxCalls));
         }
-        return call.start(request);
+        return call.start();
     }
 
     private static void checkArguments(IdempotencyKey key, Object request, CallOptions options) {
@@ -739,7 +741,7 @@ public final class IdempotencyEngine implements AutoCloseable {
             BlockingCall.Runner<? extends T> runner) {
         checkArguments(key, request, options);
         Objects.requireNonNull(runner, "work");
-        return new BlockingCall<T>(parts, key, type, options, runner).run(request);
+        return new BlockingCall<T>(parts, key, type, options, request, runner).run();
     }
 
     // Work bound to another store would complete a record this engine never claimed: its fenced

@@ -103,10 +103,6 @@ final class LanedPort implements StorePort {
         }
     }
 
-    @Override
-    public StorePort renewals() {
-        return this;
-    }
 
     /** A blocking store call, run on an executor once it has its slot. */
     private final class Blocking<R> extends StoreLane.Call implements Runnable {

@@ -81,10 +81,6 @@ final class NonBlockingPort implements StorePort {
         return runtime.pause(d);
     }
 
-    @Override
-    public StorePort renewals() {
-        return this;
-    }
 
     /** A non-blocking store call: holds its slot until the store's stage completes. */
     private final class Staged<R> extends StoreLane.Call {

@@ -1,93 +1,74 @@
 package dev.idem.engine;
 
+import com.fasterxml.jackson.databind.JavaType;
 import dev.idem.api.FinalFailureException;
 import dev.idem.api.IdempotencyException;
 import dev.idem.api.IdempotencyKey;
-import dev.idem.api.LeaseLostException;
-import dev.idem.api.StoreUnavailableException;
 import dev.idem.engine.IdempotencyEvent.Type;
+import dev.idem.engine.internal.OutcomeCodec;
 import dev.idem.engine.internal.Sealer;
 import dev.idem.engine.protection.OutcomeFilter;
 import java.lang.System.Logger.Level;
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.BooleanSupplier;
 
 /**
- * The store writes that end one execution: its outcome (a success or a final failure, each
- * retried on transient store failures), the "outcome not stored" marker that stands in for
- * either when it cannot be stored, and the release or hand-back of the key after a
- * transient failure.
+ * One call's outcome as the record holds it: a success, a final failure or the not-stored marker
+ * encoded, filtered and sealed into the {@link Ending} step that stores it, and a stored outcome
+ * opened, rebuilt and decoded again for a replay. No store: the drivers write what it encodes.
  *
- * <p>Once the work has run, an outcome is never dropped silently: one that cannot be written
- * as JSON, is over the engine's limit ({@link IdempotencyEngine#maxOutcomeBytes()}) or is
- * refused by the store for good is replaced by a stored marker, so every caller gets the same
- * {@link OutcomeNotStoredException} and the work does not run again; only a store that stays
- * unavailable leaves the claim in place until its lease lapses.
+ * <p>An outcome that cannot be stored (not writable as JSON, refused by the filter or the key
+ * provider, over the engine's limit ({@link IdempotencyEngine#maxOutcomeBytes()})) becomes the
+ * marker's step instead; a marker that cannot be sealed is stored in clear (it holds the engine's
+ * reason only), so a failing key provider still cannot make the work run again.
  */
 final class Recorder {
     private static final System.Logger LOG = System.getLogger(IdempotencyEngine.class.getName());
     private static final int MAX_REASON = 300;
-    /**
-     * The lease a key is handed back with: it lapses at once, so the same request takes the key
-     * over (with its journal) without waiting, while the record stays IN_PROGRESS with its
-     * fingerprint, so another request is still refused.
-     */
-    static final Duration HAND_BACK = Duration.ofMillis(1);
-
-    /** Where events go. */
-    interface Events {
-        void emit(Type type, int attempt);
-    }
 
     private final EngineParts parts;
     private final IdempotencyKey key;
-    private final Duration ttl;
-    private final Events events;
+    private final JavaType type;
     private final OutcomeFilter filter;
 
-    Recorder(EngineParts parts, IdempotencyKey key, Duration ttl, Events events, OutcomeFilter filter) {
+    Recorder(EngineParts parts, IdempotencyKey key, JavaType type, OutcomeFilter filter) {
         this.parts = parts;
         this.key = key;
-        this.ttl = ttl;
-        this.events = events;
+        this.type = type;
         this.filter = filter;
+    }
+
+    IdempotencyKey key() {
+        return key;
     }
 
     /**
      * A success outcome: what is stored (filtered, then sealed) and the work's whole result in
-     * the outcome format (what the first caller of an untyped call decodes); or, for one that cannot
-     * be stored, why ({@code notStored}, with its {@code cause} if any) and nothing else.
+     * the outcome format (what the first caller of an untyped call decodes).
      */
-    record Encoded(byte[] stored, byte[] plain, String notStored, Throwable cause) {
-        Encoded(byte[] stored, byte[] plain) {
-            this(stored, plain, null, null);
-        }
+    record Encoded(byte[] stored, byte[] plain) {
+    }
 
-        static Encoded notStored(String reason, Throwable cause) {
-            return new Encoded(null, null, reason, cause);
-        }
+    /** Why an outcome cannot be stored, before anything was written. */
+    private static final class Unstorable extends Exception {
+        private static final long serialVersionUID = 1L;
 
-        boolean storable() {
-            return notStored == null;
+        Unstorable(String reason, Throwable cause) {
+            super(reason, cause, false, false);
         }
     }
 
-    /**
-     * Encodes a success outcome: its bytes, or why it cannot be stored (not writable as JSON, refused
-     * by the filter or the key provider, over the engine's limit), for {@link #unstorable}.
-     */
-    Encoded encodeSuccess(Object value, byte[] fingerprint) {
+    /** How the key ends once the work returned {@code value}: its outcome stored, or the marker if it cannot be. */
+    <T> Ending<T> complete(T value, long token, int attempt, byte[] fingerprint) {
         Encoded outcome;
         try {
             outcome = encode(value, fingerprint);
         } catch (Unstorable e) {
-            return Encoded.notStored(e.getMessage(), e.getCause());
+            return marker(token, attempt, fingerprint, e.getMessage(), e.getCause(), null);
         }
         if (outcome.stored.length > parts.maxOutcomeBytes()) {
-            return Encoded.notStored("it is " + outcome.stored.length + " bytes, " + overLimit(), null);
+            return marker(token, attempt, fingerprint, "it is " + outcome.stored.length + " bytes, " + overLimit(),
+                    null, null);
         }
-        return outcome;
+        return new Ending.Complete<>(this, token, attempt, fingerprint, outcome.stored, plain(value, outcome.plain));
     }
 
     /**
@@ -102,15 +83,6 @@ final class Recorder {
         } catch (Unstorable e) {
             throw new IdempotencyException("the outcome of " + key + " cannot be stored: " + e.getMessage(),
                     e.getCause());
-        }
-    }
-
-    /** Why an outcome cannot be stored, before anything was written. */
-    private static final class Unstorable extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        Unstorable(String reason, Throwable cause) {
-            super(reason, cause, false, false);
         }
     }
 
@@ -150,138 +122,44 @@ final class Recorder {
     }
 
     /**
-     * Stores a success outcome. Completes with true if it is stored, false if the store stayed
-     * unavailable (the claim is kept); fails with {@link LeaseLostException} if another claim holds
-     * the key, with {@link OutcomeNotStoredException} if the store refused it for good (its marker
-     * stored).
+     * How the key ends with a final failure: {@code answer} stored, or the marker if it cannot be
+     * (over the limit, not sealable); {@code cause} is what a lost lease's exception is caused by, and
+     * {@code rethrown} (if not null) the work's {@link Error}, thrown with the answer suppressed.
      */
-    CompletableFuture<Boolean> completeSuccess(byte[] outcome, long token, int attempt, byte[] fingerprint,
-            StoreWrites writes) {
-        long sent = parts.ticker().read();
-        CompletableFuture<Boolean> written = completeWithRetries(token, outcome, writes);
-        if (StoreWrites.succeeded(written) && written.join()) {
-            // Stored at the first try, as nearly always: no stage chain to decide it.
-            return stored(outcome, attempt, fingerprint, sent);
-        }
-        return StoreWrites.then(written, (completed, failure) -> {
-            Throwable e = failure == null ? null : AsyncCall.unwrap(failure);
-            if (e instanceof StoreUnavailableException && ((StoreUnavailableException) e).retryable()) {
-                // The claim is kept, so the lease holds duplicates off while the store recovers.
-                LOG.log(Level.WARNING, "the outcome of {0} is returned but not stored ({1}); retries may run the "
-                        + "work again once the lease lapses", key.digest(), e.getMessage());
-                events.emit(Type.OUTCOME_NOT_STORED, attempt);
-                return CompletableFuture.completedFuture(false);
-            }
-            if (e instanceof StoreUnavailableException || e instanceof IllegalArgumentException) {
-                // Refused for good, or the store's own size check disagreed with its declared limit.
-                return unstorable(token, attempt, fingerprint, "the store refused it: " + e.getMessage(), e, writes)
-                        .thenCompose(Recorder::<Boolean>failed);
-            }
-            if (e != null) {
-                return Recorder.<Boolean>failed(e);
-            }
-            if (!completed) {
-                events.emit(Type.LEASE_LOST, attempt);
-                return Recorder.<Boolean>failed(new LeaseLostException(key, token));
-            }
-            return stored(outcome, attempt, fingerprint, sent);
-        });
-    }
-
-    private CompletableFuture<Boolean> stored(byte[] outcome, int attempt, byte[] fingerprint, long sent) {
-        events.emit(Type.FIRST_EXECUTION, attempt);
-        cache(fingerprint, outcome, attempt, sent);
-        return DirectPort.TRUE;
-    }
-
-    /**
-     * Stores a final failure and completes with what the first caller gets: {@code answer} once it
-     * is stored (or while the store stays unavailable, the claim kept), the marker's
-     * {@link OutcomeNotStoredException} if it is over the limit or refused for good, a
-     * {@link LeaseLostException} caused by {@code cause} if another claim holds the key.
-     */
-    CompletableFuture<RuntimeException> storeFinalFailure(FinalFailureException answer, Throwable cause, long token,
-            int attempt, byte[] fingerprint, StoreWrites writes) {
+    <T> Ending<T> finalFailure(FinalFailureException answer, Throwable cause, long token, int attempt,
+            byte[] fingerprint, Error rethrown) {
         byte[] outcome;
         try {
             outcome = seal(parts.codec().encodeFailure(answer.code(), answer.detail()), fingerprint);
         } catch (Unstorable e) {
-            return unstorable(token, attempt, fingerprint, "the final failure '" + answer.code() + "' could not be"
-                    + " stored: " + e.getMessage(), answer, writes);
+            return marker(token, attempt, fingerprint, "the final failure '" + answer.code() + "' could not be"
+                    + " stored: " + e.getMessage(), answer, rethrown);
         }
         if (outcome.length > parts.maxOutcomeBytes()) {
-            return unstorable(token, attempt, fingerprint, "the final failure '" + answer.code() + "' is "
-                    + outcome.length + " bytes, " + overLimit(), answer, writes);
+            return marker(token, attempt, fingerprint, "the final failure '" + answer.code() + "' is "
+                    + outcome.length + " bytes, " + overLimit(), answer, rethrown);
         }
-        long sent = parts.ticker().read();
-        return StoreWrites.then(completeWithRetries(token, outcome, writes), (completed, failure) -> {
-            Throwable e = failure == null ? null : AsyncCall.unwrap(failure);
-            if (e == null && completed) {
-                events.emit(Type.FINAL_FAILURE_STORED, attempt);
-                cache(fingerprint, outcome, attempt, sent);
-                return CompletableFuture.<RuntimeException>completedFuture(answer);
-            }
-            if (e == null) {
-                events.emit(Type.LEASE_LOST, attempt);
-                LeaseLostException lost = new LeaseLostException(key, token);
-                lost.initCause(cause);
-                return CompletableFuture.<RuntimeException>completedFuture(lost);
-            }
-            if (e instanceof StoreUnavailableException && ((StoreUnavailableException) e).retryable()) {
-                answer.addSuppressed(e);
-                events.emit(Type.OUTCOME_NOT_STORED, attempt);
-                return CompletableFuture.<RuntimeException>completedFuture(answer);
-            }
-            if (e instanceof StoreUnavailableException || e instanceof IllegalArgumentException) {
-                return unstorable(token, attempt, fingerprint, "the store refused the final failure '"
-                        + answer.code() + "': " + e.getMessage(), answer, writes);
-            }
-            return Recorder.<RuntimeException>failed(e);
-        });
+        return new Ending.StoreFailure<>(this, token, attempt, fingerprint, outcome, answer, cause, rethrown);
     }
 
     /**
-     * The work ran but its outcome cannot be stored: store a final marker in its place, so
-     * the key is not freed and every caller gets the same {@link OutcomeNotStoredException}.
-     * If even the marker cannot be stored the claim is kept until its lease lapses. Completes
-     * with the answer for the caller.
+     * How the key ends when the work ran but its outcome cannot be stored: a final marker in its
+     * place, so the key is not freed and every caller gets the same {@link OutcomeNotStoredException}.
+     * If even the marker does not fit, nothing is written: the claim is kept until its lease lapses.
      */
-    CompletableFuture<RuntimeException> unstorable(long token, int attempt, byte[] fingerprint, String reason,
-            Throwable cause, StoreWrites writes) {
+    <T> Ending<T> marker(long token, int attempt, byte[] fingerprint, String reason, Throwable cause,
+            Error rethrown) {
         String shortened = reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) + "..." : reason;
         byte[] fullMarker = sealMarker(shortened, fingerprint);
         String kept = fullMarker.length > parts.maxOutcomeBytes() ? "" : shortened;
         byte[] marker = kept.isEmpty() && !shortened.isEmpty() ? sealMarker(kept, fingerprint) : fullMarker;
         OutcomeNotStoredException answer = new OutcomeNotStoredException(key, kept, false, cause);
-        events.emit(Type.OUTCOME_NOT_STORED, attempt);
         if (marker.length > parts.maxOutcomeBytes()) {
-            LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker fits the store;"
-                    + " retries may run the work again once the lease lapses", key.digest());
-            return CompletableFuture.completedFuture(answer);
+            return new Ending.Answer<>(null, Ending.Answer.rethrown(answer, rethrown), false, Type.OUTCOME_NOT_STORED,
+                    attempt, null, null, 0, Ending.warning("the work for {0} ran but neither its outcome nor a marker"
+                    + " fits the store; retries may run the work again once the lease lapses", key));
         }
-        long sent = parts.ticker().read();
-        return StoreWrites.then(completeWithRetries(token, marker, writes), (completed, failure) -> {
-            Throwable e = failure == null ? null : AsyncCall.unwrap(failure);
-            if (e instanceof StoreUnavailableException || e instanceof IllegalArgumentException) {
-                answer.addSuppressed(e);
-                LOG.log(Level.WARNING, "the work for {0} ran but neither its outcome nor a marker could be stored;"
-                        + " retries may run the work again once the lease lapses", key.digest());
-                return CompletableFuture.<RuntimeException>completedFuture(answer);
-            }
-            if (e != null) {
-                return Recorder.<RuntimeException>failed(e);
-            }
-            if (completed) {
-                cache(fingerprint, marker, attempt, sent);
-                LOG.log(Level.WARNING, "the work for {0} ran but its outcome could not be stored ({1}); "
-                        + "a marker was stored instead, so retries get the same error", key.digest(), reason);
-                return CompletableFuture.<RuntimeException>completedFuture(answer);
-            }
-            events.emit(Type.LEASE_LOST, attempt);
-            LeaseLostException lost = new LeaseLostException(key, token);
-            lost.addSuppressed(answer);
-            return CompletableFuture.<RuntimeException>completedFuture(lost);
-        });
+        return new Ending.StoreMarker<>(this, token, attempt, fingerprint, marker, answer, reason, rethrown);
     }
 
     /**
@@ -299,75 +177,53 @@ final class Recorder {
         }
     }
 
-    /** Releases the key after a failure; completes with whether the release took effect. */
-    CompletableFuture<Boolean> release(Throwable failure, long token, int attempt, StoreWrites writes) {
-        return given(writes.release(token), failure, token, attempt);
-    }
-
     /**
-     * Gives back a key whose journal may hold steps, without freeing it: its lease is cut to
-     * {@link #HAND_BACK}, so the same request takes it over at once and resumes from the
-     * journal, while the record keeps its fingerprint and any other request gets
-     * {@link dev.idem.api.KeyReusedException}. A release would let another request claim the
-     * key, drop the journal and run the finished steps again. Completes with whether it took effect.
+     * A stored outcome in the clear; {@code fingerprint} is the record's.
+     *
+     * @throws OutcomeUnreadableException if it cannot be decrypted (see {@link #unreadable})
      */
-    CompletableFuture<Boolean> handBack(Throwable failure, long token, int attempt, StoreWrites writes) {
-        return given(writes.extendLease(token, HAND_BACK), failure, token, attempt);
+    byte[] open(byte[] stored, byte[] fingerprint) {
+        return parts.sealer().open(Sealer.Part.OUTCOME, key, fingerprint, stored);
     }
 
-    private CompletableFuture<Boolean> given(CompletableFuture<Boolean> write, Throwable failure, long token,
-            int attempt) {
-        return StoreWrites.then(write, (ok, e) -> {
-            if (e != null) {
-                Throwable cause = AsyncCall.unwrap(e);
-                if (cause instanceof Error) {
-                    return Recorder.<Boolean>failed(cause);
-                }
-                failure.addSuppressed(cause);
-                return CompletableFuture.completedFuture(false);
-            }
-            if (!ok) {
-                events.emit(Type.LEASE_LOST, attempt);
-                failure.addSuppressed(new LeaseLostException(key, token));
-            }
-            return CompletableFuture.completedFuture(ok);
-        });
+    /** The warning an outcome that cannot be opened is logged with. */
+    String unreadable(OutcomeUnreadableException e) {
+        // A record stored in clear names no key id: say only why, not "key id null".
+        String why = e.keyId() == null ? e.reason().toString() : e.reason() + ", key id " + e.keyId();
+        return Ending.warning("the stored outcome of {0} cannot be read ({1}); the work does not run again", key,
+                why);
     }
 
-    /**
-     * Caches an outcome this execution stored: the record lives a TTL from when the store wrote
-     * it, which is after {@code sentTick}, a ticker reading taken before the write was sent (the
-     * first attempt's, when it was tried again).
-     */
-    void cache(byte[] fingerprint, byte[] outcome, int attempt, long sentTick) {
-        if (parts.nearCache() != null && outcome != null) {
-            parts.nearCache().put(key, fingerprint, outcome, sentTick, ttl.toNanos(), attempt);
+    /** What the outcome filter rebuilds of a stored success, for a replay. */
+    byte[] rebuild(byte[] outcome) {
+        if (filter == null || parts.codec().kind(outcome) == OutcomeCodec.Kind.BYTES) {
+            return outcome;
+        }
+        try {
+            return parts.codec().rebuild(filter, key, outcome);
+        } catch (Exception e) {
+            throw new OutcomeUnreadableException(key, OutcomeUnreadableException.Reason.REBUILD_FAILED, null,
+                    "the outcome filter could not rebuild the result: " + e, e);
         }
     }
 
-    private CompletableFuture<Boolean> completeWithRetries(long token, byte[] outcome, StoreWrites writes) {
-        CompletableFuture<Boolean> first = writes.complete(token, outcome, ttl);
-        return StoreWrites.succeeded(first) ? first
-                : writes.retried(first, () -> writes.complete(token, outcome, ttl));
+    /** A stored success outcome as the call's result type. */
+    @SuppressWarnings("unchecked")
+    <T> T decode(byte[] outcome) {
+        return (T) parts.decodeSuccess(outcome, type);
     }
 
-    static <R> CompletableFuture<R> failed(Throwable e) {
-        return CompletableFuture.failedFuture(e);
+    /** Whether the result type is {@code Object}: the untyped call, whose first caller gets plain JSON values too. */
+    boolean untyped() {
+        return type.getRawClass() == Object.class;
     }
 
     /**
-     * Runs a blocking fenced write with the retries of {@link StoreWrites#withRetries}.
-     *
-     * @throws StoreUnavailableException the last failure, if no attempt succeeded
+     * The untyped {@code execute} answers plain JSON values (Map, List, String, Number,
+     * Boolean, null) on replay, so the first call gets the same shape, decoded from the
+     * encoded result ({@code outcome}, in the clear and unfiltered).
      */
-    static boolean withRetries(EngineParts parts, BooleanSupplier write) {
-        StoreWrites writes = new StoreWrites(parts.direct(), null, parts.completeAttempts());
-        return StoreWrites.join(writes.withRetries(() -> {
-            try {
-                return CompletableFuture.completedFuture(write.getAsBoolean());
-            } catch (RuntimeException | Error e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }));
+    <T> T plain(T value, byte[] outcome) {
+        return untyped() && outcome != null ? decode(outcome) : value;
     }
 }

@@ -1,10 +1,12 @@
 package dev.idem.engine;
 
 import dev.idem.api.IdempotencyKey;
+import dev.idem.api.StoreUnavailableException;
 import dev.idem.api.store.ClaimResult;
 import dev.idem.api.store.RecordState;
 import dev.idem.api.time.Ticker;
-import java.util.concurrent.CompletableFuture;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -32,9 +34,12 @@ final class SharedPolls {
         this.ticker = ticker;
     }
 
-    /** One claim of a key, in flight or answered. */
+    /**
+     * One claim of a key, in flight or answered. The answer is kept here, not in a stage: a blocking
+     * waiter waits for it on this object's monitor, an asynchronous one leaves a callback, and the
+     * issuer of a poll no one else joins makes nothing more.
+     */
     static final class Poll {
-        final CompletableFuture<ClaimResult> answer = new CompletableFuture<>();
         /** How many polls before this one found the key in progress, one after another. */
         final int streak;
         /**
@@ -43,15 +48,56 @@ final class SharedPolls {
          */
         final long sentAt;
         private volatile long answeredAt;
+        // Written before answered is set, read after it is seen set.
+        private ClaimResult result;
+        private Throwable failure;
+        private volatile boolean answered;
+        // Guarded by this: whether a caller issues this poll's claim, and asynchronous waiters of its answer.
+        private boolean issued;
+        private List<StorePort.Answer<ClaimResult>> callbacks;
 
         Poll(int streak, long sentAt) {
             this.streak = streak;
             this.sentAt = sentAt;
         }
 
+        /** Whether the calling caller issues this poll's claim: true for the first to ask only. */
+        synchronized boolean takeIssue() {
+            if (issued) {
+                return false;
+            }
+            issued = true;
+            return true;
+        }
+
+        boolean answered() {
+            return answered;
+        }
+
+        boolean failed() {
+            return answered && failure != null;
+        }
+
         boolean foundInProgress() {
-            ClaimResult r = answer.getNow(null);
-            return r != null && r.record().state() == RecordState.IN_PROGRESS;
+            return answered && result != null && result.record().state() == RecordState.IN_PROGRESS;
+        }
+
+        private void complete(ClaimResult claim, Throwable failed, long at) {
+            List<StorePort.Answer<ClaimResult>> waiting;
+            synchronized (this) {
+                result = claim;
+                failure = failed;
+                answeredAt = at;
+                answered = true;
+                waiting = callbacks;
+                callbacks = null;
+                notifyAll();
+            }
+            if (waiting != null) {
+                for (StorePort.Answer<ClaimResult> then : waiting) {
+                    LanedPort.answer(then, claim, failed);
+                }
+            }
         }
     }
 
@@ -74,9 +120,59 @@ final class SharedPolls {
             return issuer;
         }
 
-        /** The claim's answer as the issuer got it; see {@link #seen} for everyone else. */
-        CompletableFuture<ClaimResult> answer() {
-            return poll.answer;
+        /** Whether the poll was answered (or failed). */
+        boolean answered() {
+            return poll.answered();
+        }
+
+        /** The issuer's answer, once {@link #answered()}; null if the claim failed. */
+        ClaimResult answer() {
+            return poll.result;
+        }
+
+        /** The claim's failure, once {@link #answered()}; null if it was answered. */
+        Throwable failure() {
+            return poll.failure;
+        }
+
+        /**
+         * Waits on this thread until the issuer answered, and returns the answer as this caller
+         * {@link #seen sees} it, or throws the claim's failure.
+         *
+         * @throws InterruptedException if the wait was interrupted (nothing is held)
+         */
+        ClaimResult await() throws InterruptedException {
+            synchronized (poll) {
+                while (!poll.answered) {
+                    poll.wait();
+                }
+            }
+            Throwable failed = poll.failure;
+            if (failed == null) {
+                return seen(poll.result);
+            }
+            if (failed instanceof Error) {
+                throw (Error) failed;
+            }
+            throw failed instanceof RuntimeException ? (RuntimeException) failed
+                    : new StoreUnavailableException("the claim of " + key + " failed: " + failed, failed, true);
+        }
+
+        /**
+         * Hands the issuer's answer (or the claim's failure) to {@code then} once it comes, on the
+         * thread that gives it; false, and nothing is handed, if it came already.
+         */
+        boolean whenAnswered(StorePort.Answer<ClaimResult> then) {
+            synchronized (poll) {
+                if (poll.answered) {
+                    return false;
+                }
+                if (poll.callbacks == null) {
+                    poll.callbacks = new ArrayList<>(2);
+                }
+                poll.callbacks.add(then);
+                return true;
+            }
         }
 
         /**
@@ -93,36 +189,27 @@ final class SharedPolls {
         }
 
         void answer(ClaimResult result) {
-            poll.answeredAt = polls.ticker.read();
-            poll.answer.complete(result);
+            poll.complete(result, null, polls.ticker.read());
         }
 
         void fail(Throwable failure) {
             polls.polls.remove(key, poll);
-            poll.answer.completeExceptionally(failure);
+            poll.complete(null, failure, polls.ticker.read());
         }
     }
 
     /**
      * This caller's part in the key's current poll: the one in flight, the last answer while it
-     * is fresh, or a new poll this caller issues.
+     * is fresh, or a new poll, which the first caller to join it issues.
      */
     Ticket join(IdempotencyKey key) {
-        Ticket[] ticket = new Ticket[1];
-        polls.compute(key, (k, last) -> {
-            if (last != null && (!last.answer.isDone() || fresh(last))) {
-                ticket[0] = new Ticket(this, k, last, false);
-                return last;
-            }
-            Poll next = new Poll(last != null && last.foundInProgress() ? last.streak + 1 : 0,
-                    ticker.read());
-            ticket[0] = new Ticket(this, k, next, true);
-            return next;
-        });
-        if (ticket[0].issuer && created.incrementAndGet() % SWEEP_EVERY == 0) {
+        Poll poll = polls.compute(key, (k, last) -> last != null && (!last.answered() || fresh(last)) ? last
+                : new Poll(last != null && last.foundInProgress() ? last.streak + 1 : 0, ticker.read()));
+        boolean issuer = poll.takeIssue();
+        if (issuer && created.incrementAndGet() % SWEEP_EVERY == 0) {
             sweep();
         }
-        return ticket[0];
+        return new Ticket(this, key, poll, issuer);
     }
 
     /**
@@ -130,7 +217,7 @@ final class SharedPolls {
      * own worker ended the key, which its waiters would otherwise learn an interval late.
      */
     void forget(IdempotencyKey key) {
-        polls.computeIfPresent(key, (k, last) -> last.answer.isDone() ? null : last);
+        polls.computeIfPresent(key, (k, last) -> last.answered() ? null : last);
     }
 
     /** Keys with a poll in flight or a recent answer, for tests. */
@@ -139,7 +226,7 @@ final class SharedPolls {
     }
 
     private boolean fresh(Poll poll) {
-        if (poll.answer.isCompletedExceptionally()) {
+        if (poll.failed()) {
             return false;
         }
         return ticker.read() - poll.answeredAt < PollSchedule.intervalNanos(poll.streak);
@@ -148,7 +235,7 @@ final class SharedPolls {
     private void sweep() {
         long now = ticker.read();
         polls.forEach((key, poll) -> {
-            if (poll.answer.isDone() && now - poll.answeredAt > 2 * PollSchedule.MAX.toNanos()) {
+            if (poll.answered() && now - poll.answeredAt > 2 * PollSchedule.MAX.toNanos()) {
                 polls.remove(key, poll);
             }
         });

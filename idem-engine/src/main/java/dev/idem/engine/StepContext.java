@@ -203,16 +203,16 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     }
 
     private <R> R run(String name, JavaType type, StepAction<? extends R> action) throws Exception {
-        return start(name, type, null, (ran, marker) -> {
+        return start(name, type, null, (step, marker) -> {
             R value = action.run();
-            ran[0] = true;
+            step.mayHaveTakenEffect();
             record(name, value);
             return value;
         });
     }
 
     private <R> R runAtomic(String name, JavaType type, AtomicStepAction<? extends R> action) throws Exception {
-        return start(name, type, null, (ran, marker) -> {
+        return start(name, type, null, (step, marker) -> {
             Pending pending = new Pending(name);
             R value;
             try {
@@ -225,7 +225,7 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
             } catch (Exception | Error e) {
                 throw stopIfAsked(pending, e);
             }
-            ran[0] = true;
+            step.mayHaveTakenEffect();
             confirm(name, pending, value);
             return value;
         });
@@ -240,12 +240,12 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
      */
     private <R> R runAtMostOnce(String name, JavaType type, StepAction<? extends R> action,
             StepReconciler<? extends R> reconcile) throws Exception {
-        return start(name, type, "an at-most-once step", (ran, marker) -> {
+        return start(name, type, "an at-most-once step", (step, marker) -> {
             if (marker != null) {
                 Reconciliation<? extends R> answer = settle(name, marker, reconcile);
                 if (answer.outcome() == Reconciliation.Outcome.HAPPENED) {
                     // The interrupted attempt's effect stands: record it as this step's, never run it again.
-                    ran[0] = true;
+                    step.mayHaveTakenEffect();
                     R value = answer.result();
                     record(name, value);
                     return value;
@@ -261,7 +261,7 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
             }
             mark(name);
             // From here on the effect may happen: this execution never runs the step again.
-            ran[0] = true;
+            step.mayHaveTakenEffect();
             renewLapsedLease();
             R value;
             try {
@@ -329,12 +329,22 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     }
 
     /**
-     * A step body; sets {@code ran[0]} once the step's effect may have happened. {@code marker}
-     * is the step's start marker found in the journal without a result (only for an at-most-once
-     * step), or null.
+     * A step body; calls {@link Started#mayHaveTakenEffect()} once the step's effect may have
+     * happened. {@code marker} is the step's start marker found in the journal without a result
+     * (only for an at-most-once step), or null.
      */
     private interface Body<R> {
-        R run(boolean[] ran, StepJournal.Entry marker) throws Exception;
+        R run(Started step, StepJournal.Entry marker) throws Exception;
+    }
+
+    /** One step under way, as its body tells it: whether its effect may have happened yet. */
+    private static final class Started {
+        private boolean tookEffect;
+
+        /** From here on the step's effect may have happened: it is not run again, nor its name freed. */
+        void mayHaveTakenEffect() {
+            tookEffect = true;
+        }
     }
 
     /**
@@ -393,12 +403,12 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
             return type == null ? null : (R) decode(name, journaled.result(), type);
         }
         StepJournal.Entry marker = journaled;
-        boolean[] ran = {false};
+        Started step = new Started();
         try {
             renewLapsedLease();
-            return body.run(ran, marker);
+            return body.run(step, marker);
         } catch (StoreUnavailableException e) {
-            if (ran[0]) {
+            if (step.tookEffect) {
                 // The effect happened but may not be on record: no later step may build on it now,
                 // and the key must not be given back while the write may still land.
                 synchronized (this) {
@@ -412,7 +422,7 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
         } finally {
             synchronized (this) {
                 running = false;
-                if (!ran[0]) {
+                if (!step.tookEffect) {
                     // The step failed and nothing was journaled: the work may catch that and try it
                     // again. Its position stays taken: it was past the journal's end, where positions
                     // only need to grow.
@@ -592,7 +602,7 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     }
 
     private boolean checkpointWithRetries(byte[] bytes) {
-        return Recorder.withRetries(parts, () -> parts.store().checkpoint(stepKey, token, bytes));
+        return parts.direct().checkpoint(stepKey, token, bytes);
     }
 
     static String stepDownstreamKey(IdempotencyKey key, String step) {

@@ -8,13 +8,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The one way a call reaches the store, chosen once when the engine is built and handed to every
- * call: {@link DirectPort} (a blocking call, on the caller's thread), {@link LanedPort} (an
- * asynchronous call over a blocking store, on the engine's threads through its {@link StoreLane})
- * or {@link NonBlockingPort} (an asynchronous call over the store's
- * {@link dev.idem.api.store.NonBlockingStore}, through the same kind of lane). Nothing else asks how
- * a call travels: the call's decisions, its heartbeat and the writes that end its key are written
- * once against this interface.
+ * An asynchronous call's way to the store, chosen once when the engine is built: {@link LanedPort}
+ * (a blocking store, called on the engine's threads through its {@link StoreLane}) or
+ * {@link NonBlockingPort} (the store's {@link dev.idem.api.store.NonBlockingStore}, through the same
+ * kind of lane). A blocking call reaches the store through {@link DirectPort}, on its own thread;
+ * its heartbeat renews through the laned port. Nothing else asks how a call travels: the call's
+ * decisions are values ({@link Verdict}, {@link Ending}) that the driver carries out through its
+ * port.
  *
  * <p>Two kinds of calls, as the lane orders them: a claim (a caller that does not hold the key: a
  * first claim, a waiting duplicate's poll) and a call of a held key (its lease renewals, its
@@ -52,10 +52,4 @@ interface StorePort {
      * was cut short (the retries then stop).
      */
     CompletableFuture<Void> pause(Duration d);
-
-    /**
-     * The port a heartbeat renews this port's leases through, from the engine's timer: never the
-     * caller's thread, which runs the work meanwhile.
-     */
-    StorePort renewals();
 }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.LeaseLostException;
 import dev.idem.api.RequestInProgressException;
+import dev.idem.api.store.ForwardingIdempotencyStore;
+import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.api.time.Deadline;
 import dev.idem.store.memory.MemoryIdempotencyStore;
@@ -14,6 +16,7 @@ import dev.idem.testsupport.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -23,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -184,6 +188,67 @@ class BudgetLeaseTest {
             gate.countDown();
             assertThat(slow.get(10, TimeUnit.SECONDS)).isEqualTo("by-a");
             assertThat(runs).hasValue(1);
+        }
+    }
+
+    /**
+     * The work returns while a renewal of its lease is in the store: the call ends the key only
+     * once that renewal answered, so no renewal lands after the key's ending (it could lengthen a
+     * lease a hand-back cut short, or outlive the record). The caller waits for it on its own
+     * thread, with no stage joined.
+     */
+    @Test
+    void aBlockingCallEndsItsKeyOnlyAfterARenewalInFlightAnswered() throws Exception {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        CountDownLatch renewing = new CountDownLatch(1);
+        CountDownLatch renewalMayAnswer = new CountDownLatch(1);
+        IdempotencyStore slowRenewals = new ForwardingIdempotencyStore(store) {
+            @Override
+            public Optional<Instant> extendLease(IdempotencyKey key, long token, Duration lease) {
+                renewing.countDown();
+                try {
+                    assertThat(renewalMayAnswer.await(20, TimeUnit.SECONDS)).isTrue();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                Optional<Instant> until = super.extendLease(key, token, lease);
+                calls.add("renewal answered");
+                return until;
+            }
+
+            @Override
+            public boolean complete(IdempotencyKey key, long token, byte[] outcome, Duration ttl) {
+                calls.add("complete");
+                return super.complete(key, token, outcome, ttl);
+            }
+        };
+        AtomicReference<Thread> returned = new AtomicReference<>();
+        try (IdempotencyEngine c = IdempotencyEngine.builder().store(slowRenewals).ticker(ClockTicker.of(clock))
+                .asyncExecutor(Runnable::run).leaseRenewalExecutor(threads).scheduler(timerA).lease(LEASE)
+                .minBudgetLease(Duration.ofSeconds(1)).build()) {
+            Future<String> slow = threads.submit(() -> c.execute(key("renewing"), "{}", String.class, budget(),
+                    ctx -> {
+                        String value = held(ctx, null);
+                        returned.set(Thread.currentThread());
+                        return value;
+                    }).value());
+            assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+            // A third of the budget later the heartbeat's renewal goes to the store, and stays there.
+            live(Duration.ofSeconds(2), timerA);
+            assertThat(renewing.await(10, TimeUnit.SECONDS)).isTrue();
+
+            gate.countDown();
+            // The work returned; the caller then waits (for the renewal) or, if it did not, is done.
+            long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while ((returned.get() == null || returned.get().getState() != Thread.State.WAITING)
+                    && System.nanoTime() < bound) {
+                Thread.sleep(1);
+            }
+            assertThat(calls).as("the work returned; its key is not ended while the renewal is out").isEmpty();
+            renewalMayAnswer.countDown();
+
+            assertThat(slow.get(10, TimeUnit.SECONDS)).isEqualTo("by-a");
+            assertThat(calls).containsExactly("renewal answered", "complete");
         }
     }
 

@@ -51,8 +51,8 @@ class StepsTest {
     static void assertHandedBack(MemoryIdempotencyStore store, MutableClock clock, IdempotencyKey k) {
         StoredRecord r = store.find(k).orElseThrow();
         assertThat(r.state()).isEqualTo(RecordState.IN_PROGRESS);
-        assertThat(r.leaseExpiresAt()).isEqualTo(clock.instant().plus(Recorder.HAND_BACK));
-        clock.advance(Recorder.HAND_BACK);
+        assertThat(r.leaseExpiresAt()).isEqualTo(clock.instant().plus(Ending.HAND_BACK));
+        clock.advance(Ending.HAND_BACK);
     }
 
     private StepJournal journal(IdempotencyKey key) {
