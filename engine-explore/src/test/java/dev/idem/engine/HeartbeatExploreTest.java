@@ -128,9 +128,20 @@ class HeartbeatExploreTest {
         };
     }
 
+    /** How the blocking driver ends a held key: it waits on this thread for the renewal in flight. */
+    static final Ending BLOCKING = (heartbeat, store) -> {
+        heartbeat.stopAndAwait();
+        store.end();
+    };
+
     @Test
     void noRenewalIsAppliedAfterTheKeyEnded() {
         Explorer.explore(beatWhileTheWorkEnds(ENGINE));
+    }
+
+    @Test
+    void noRenewalIsAppliedAfterABlockingCallEndedItsKey() {
+        Explorer.explore(beatWhileTheWorkEnds(BLOCKING));
     }
 
     /** Planted: the work's end does not wait for the renewal in flight that stop returned. */
@@ -175,11 +186,6 @@ class HeartbeatExploreTest {
         @Override
         public CompletableFuture<Void> pause(Duration d) {
             throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public StorePort renewals() {
-            return this;
         }
     }
 }
