@@ -114,6 +114,12 @@ class EngineThreadsTest {
         assertThat(worker.getName()).startsWith("test-");
         assertThat(pool.threads()).isEqualTo(1);
 
+        // Shut down only once the thread is parked idle, so that only the shutdown's wake-up can end it.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (worker.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(worker.getState()).as("parked idle").isEqualTo(Thread.State.TIMED_WAITING);
         pool.shutdown();
         worker.join(TimeUnit.SECONDS.toMillis(10));
         assertThat(worker.isAlive()).as("woken by the shutdown, not by its keep-alive").isFalse();

@@ -46,6 +46,8 @@ class NonBlockingFormTest {
     private final List<String> calls = new CopyOnWriteArrayList<>();
     /** While set, the engine's executor refuses every task. */
     private final AtomicBoolean refusing = new AtomicBoolean();
+    /** While set, the renewal executor refuses every task too. */
+    private final AtomicBoolean renewalsRefusing = new AtomicBoolean();
 
     @AfterEach
     void stop() {
@@ -62,7 +64,12 @@ class NonBlockingFormTest {
                     }
                     engineThreads.execute(task);
                 })
-                .leaseRenewalExecutor(renewalThreads)
+                .leaseRenewalExecutor(task -> {
+                    if (renewalsRefusing.get()) {
+                        throw new RejectedExecutionException("saturated too");
+                    }
+                    renewalThreads.execute(task);
+                })
                 .build();
     }
 
@@ -111,6 +118,22 @@ class NonBlockingFormTest {
                 // From here on the engine's executor is saturated: the answer of the outcome's
                 // write must reach the caller some other way.
                 refusing.set(true);
+            }
+        })) {
+            Result<String> first = engine.executeAsync(KEY, "{}", String.class,
+                    ctx -> CompletableFuture.completedFuture("charged")).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(first.value()).isEqualTo("charged");
+            assertThat(backend.find(KEY).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        }
+    }
+
+    @Test
+    void anAnswerBothExecutorsRefuseRunsOnTheStoresThreadAndStillEndsTheCall() throws Exception {
+        try (IdempotencyEngine engine = engine(new Forms(backend) {
+            @Override
+            void beforeComplete() {
+                refusing.set(true);
+                renewalsRefusing.set(true);
             }
         })) {
             Result<String> first = engine.executeAsync(KEY, "{}", String.class,
