@@ -37,6 +37,7 @@ final class Explorer {
      * engine each time, whose few switch points that many cover.
      */
     static void explore(int invocations, Runnable scenario) {
+        warmUp(scenario);
         Lincheck.runConcurrentTest(invocations, scenario);
     }
 
@@ -47,6 +48,7 @@ final class Explorer {
      * through Lincheck's internal entry point, the one {@link Lincheck#runConcurrentTest} calls.
      */
     static void explore(int invocations, int loopBound, Runnable scenario) {
+        warmUp(scenario);
         Lincheck.runConcurrentTestInternal$lincheck(invocations, new LincheckSettings(true, 10, loopBound, 20), scenario);
     }
 
@@ -55,6 +57,7 @@ final class Explorer {
      * returns (and prints) the failing schedule.
      */
     static String findsBug(String plant, Runnable scenario) {
+        warmUp(scenario);
         try {
             Lincheck.runConcurrentTest(INVOCATIONS, scenario);
         } catch (LincheckAssertionError found) {
@@ -67,6 +70,31 @@ final class Explorer {
         }
         throw new AssertionError("the explorer missed the planted bug \"" + plant + "\" in " + INVOCATIONS
                 + " schedules");
+    }
+
+    /**
+     * Runs {@code scenario} once outside the model checker, its outcome ignored (the explorer judges
+     * it). Lincheck bounds each explored run by 30 seconds of wall-clock time, and a first run that
+     * loads and initializes the engine's classes (Jackson's among them) under the checker, where
+     * every shared access is a switch point, took longer than that on a loaded machine. Loaded here,
+     * those initializers run plainly and the explored runs take milliseconds.
+     */
+    private static void warmUp(Runnable scenario) {
+        Thread t = new Thread(() -> {
+            try {
+                scenario.run();
+            } catch (RuntimeException | Error ignored) {
+                // A planted bug may show here already; the explorer still has to find it.
+            }
+        }, "explore-warm-up");
+        t.setDaemon(true);
+        t.start();
+        try {
+            t.join(60_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
     }
 
     /**
