@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.api.InvalidRequestException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -178,5 +180,29 @@ class CanonicalJsonTest {
     void deeplyNestedInputHitsTheParserLimitNotTheStack() {
         String deep = "[".repeat(5000) + "]".repeat(5000);
         assertThatThrownBy(() -> CanonicalJson.canonicalize(deep)).isInstanceOf(InvalidRequestException.class);
+    }
+
+    @Test
+    void theDigestsHashTheCanonicalTextWhateverTheSpelling() throws NoSuchAlgorithmException {
+        String spelled = "{ \"b\" : 1.0, \"a\" : [ 1e0, \"\\u0041\" ] }";
+        byte[] canonical = CanonicalJson.canonicalizeToUtf8(spelled);
+        assertThat(new String(canonical, StandardCharsets.UTF_8)).isEqualTo("{\"a\":[1,\"A\"],\"b\":1}");
+        byte[] expected = MessageDigest.getInstance("SHA-256").digest(canonical);
+        byte[] utf8 = spelled.getBytes(StandardCharsets.UTF_8);
+
+        assertThat(CanonicalJson.sha256(spelled)).isEqualTo(expected);
+        assertThat(CanonicalJson.sha256(utf8)).isEqualTo(expected);
+        // The per-thread digest is reset between calls: the same text hashes the same again.
+        assertThat(CanonicalJson.sha256(spelled)).isEqualTo(expected);
+        assertThat(CanonicalJson.sha256(utf8)).isEqualTo(expected);
+
+        MessageDigest fromText = MessageDigest.getInstance("SHA-512");
+        CanonicalJson.digest(spelled, fromText);
+        MessageDigest fromBytes = MessageDigest.getInstance("SHA-512");
+        CanonicalJson.digest(utf8, fromBytes);
+        byte[] expected512 = MessageDigest.getInstance("SHA-512").digest(canonical);
+        assertThat(fromText.digest()).isEqualTo(expected512);
+        assertThat(fromBytes.digest()).isEqualTo(expected512);
+        assertThatThrownBy(() -> CanonicalJson.digest(spelled, null)).isInstanceOf(NullPointerException.class);
     }
 }

@@ -276,4 +276,68 @@ class EndingTest {
         assertThat(Ending.retryPauseMillis(0, new IllegalArgumentException("too big"), 3)).isEqualTo(-1);
         assertThat(Ending.retryPauseMillis(0, null, 3)).as("it succeeded").isEqualTo(-1);
     }
+
+    @Test
+    void aWriteThatFailsOtherThanByTheStoreIsTheCallersFailureAndNothingElse() {
+        IllegalStateException bug = new IllegalStateException("driver bug");
+        setup.classifier = e -> FailureDecision.finalFailure("card_declined", "declined");
+        Ending.Write<Object> complete = (Ending.Write<Object>) finish("ok", null);
+        Ending.StoreMarker<Object> marker = (Ending.StoreMarker<Object>) complete.next(false, REFUSED, 0);
+        Ending.StoreFailure<Object> storeFailure = (Ending.StoreFailure<Object>) finish(null, new IllegalStateException("no"));
+        Ending.Confirm<Object> confirm = new Ending.Confirm<>(call.recorder(), 7, 1, call.fingerprint(), "ok", 3, null);
+
+        for (Ending<Object> after : java.util.List.of(complete.next(false, bug, 0), marker.next(false, bug, 0),
+                storeFailure.next(false, bug, 0), confirm.found(null, bug))) {
+            Ending.Answer<Object> answer = (Ending.Answer<Object>) after;
+            assertThat(answer.thrown()).isSameAs(bug);
+            assertThat(answer.result()).isNull();
+            assertThat(answer.leaseLost()).isFalse();
+            assertThat(answer.event()).isNull();
+            assertThat(answer.cachedOutcome()).isNull();
+        }
+    }
+
+    @Test
+    void anErrorOfTheStoreWhileGivingBackIsThrownAsItIs() {
+        Ending.GiveBack<Object> release = (Ending.GiveBack<Object>) finish(null, new IllegalStateException("timeout"));
+        AssertionError storeBug = new AssertionError("store bug");
+
+        Ending.Answer<Object> answer = (Ending.Answer<Object>) release.next(false, storeBug, 0);
+        assertThat(answer.thrown()).isSameAs(storeBug);
+        assertThat(answer.leaseLost()).isFalse();
+        assertThat(release.failure().getSuppressed()).isEmpty();
+    }
+
+    @Test
+    void aConfirmedRecordHeldByTheSameTokenButStillInProgressOrOfAnotherTokenIsNotCompleted() {
+        claimed(null);
+        byte[] fp = call.fingerprint();
+        Ending.Confirm<Object> confirm = new Ending.Confirm<>(call.recorder(), 7, 1, fp, "ok", 3, null);
+
+        Ending<Object> anotherInProgress = confirm.found(new StoredRecord(KEY, RecordState.IN_PROGRESS, fp, 8, 2, NOW,
+                NOW.plusSeconds(30), NOW.plusSeconds(60), null, null), null);
+        Ending<Object> gone = confirm.found(null, null);
+
+        assertThat(((Ending.Answer<Object>) anotherInProgress).thrown()).isInstanceOf(LeaseLostException.class);
+        assertThat(((Ending.Answer<Object>) gone).thrown()).isInstanceOf(LeaseLostException.class);
+        assertThat(((Ending.Answer<Object>) gone).leaseLost()).isTrue();
+    }
+
+    /** A result type of the work, which an untyped call answers as plain JSON. */
+    public record Receipt(String id, int cents) {
+    }
+
+    @Test
+    void theFirstCallerOfAnUntypedAtomicWorkGetsThePlainJsonAReplayWould() {
+        claimed(null);
+        byte[] fp = call.fingerprint();
+        Receipt receipt = new Receipt("ch_1", 150);
+        byte[] outcome = setup.codec.encodeSuccess(receipt);
+        Ending.Confirm<Object> confirm = new Ending.Confirm<>(call.recorder(), 7, 1, fp, receipt, 3, null);
+
+        Ending.Answer<Object> confirmed = (Ending.Answer<Object>) confirm.found(completed(fp, outcome), null);
+
+        assertThat(confirmed.result().value()).isEqualTo(Map.of("id", "ch_1", "cents", 150));
+        assertThat(confirmed.result().stored()).isTrue();
+    }
 }

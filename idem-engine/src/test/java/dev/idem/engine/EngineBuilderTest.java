@@ -3,13 +3,21 @@ package dev.idem.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.time.Deadline;
 import dev.idem.api.time.Ticker;
+import dev.idem.engine.protection.KeyProvider;
+import dev.idem.engine.protection.KeyRing;
+import dev.idem.engine.protection.KeyVersion;
 import dev.idem.store.memory.MemoryIdempotencyStore;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class EngineBuilderTest {
@@ -92,5 +100,78 @@ class EngineBuilderTest {
                         .inProgress(InProgressPolicy.waitUpTo(Duration.ofMinutes(2))).lease(Duration.ofSeconds(5))
                         .build()).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not exceed ttl");
+    }
+
+    @Test
+    void everySettingRefusesASecondValueNamingIt() {
+        KeyRing keys = KeyRing.of(ProtectionFixture.secretKey("k1", 1));
+        Map<String, Consumer<IdempotencyEngineBuilder>> settings = new LinkedHashMap<>();
+        settings.put("classLoader", x -> x.classLoader(getClass().getClassLoader()));
+        settings.put("clock", x -> x.clock(Clock.systemUTC()));
+        settings.put("retryAfterHint", x -> x.retryAfterHint(Duration.ofSeconds(2)));
+        settings.put("failureClassifier", x -> x.failureClassifier(FailureClassifier.ALL_TRANSIENT));
+        settings.put("completeAttempts", x -> x.completeAttempts(2));
+        settings.put("minBudgetLease", x -> x.minBudgetLease(Duration.ofSeconds(2)));
+        settings.put("objectMapper", x -> x.objectMapper(new ObjectMapper()));
+        settings.put("jsonCodec", x -> x.jsonCodec(JsonCodec.jackson2(new ObjectMapper())));
+        settings.put("maxRequestBytes", x -> x.maxRequestBytes(1000));
+        settings.put("maxOutcomeBytes", x -> x.maxOutcomeBytes(1000));
+        settings.put("ticker", x -> x.ticker(Ticker.system()));
+        settings.put("sleeper", x -> x.sleeper(millis -> { }));
+        settings.put("random", x -> x.random(() -> 4L));
+        settings.put("asyncExecutor", x -> x.asyncExecutor(Runnable::run));
+        settings.put("leaseRenewalExecutor", x -> x.leaseRenewalExecutor(Runnable::run));
+        settings.put("scheduler", x -> x.scheduler((delay, task) -> () -> { }));
+        settings.put("maxPendingWork", x -> x.maxPendingWork(Duration.ofSeconds(2)));
+        settings.put("maxAsyncCalls", x -> x.maxAsyncCalls(1));
+        settings.put("encryptOutcomes", x -> x.encryptOutcomes(keys));
+        settings.put("refuseUnencryptedRecords", IdempotencyEngineBuilder::refuseUnencryptedRecords);
+        settings.put("keyedFingerprints", x -> x.keyedFingerprints(keys));
+        settings.put("listener", x -> x.listener(IdempotencyListener.NONE));
+        settings.put("nearCache", x -> x.nearCache(10));
+        settings.forEach((name, set) -> {
+            IdempotencyEngineBuilder builder = IdempotencyEngine.builder();
+            set.accept(builder);
+            assertThatThrownBy(() -> set.accept(builder)).as(name).isInstanceOf(IllegalStateException.class)
+                    .hasMessage(name + " was already set");
+        });
+        IdempotencyEngineBuilder properties = IdempotencyEngine.builder().storeProperty("url", "a");
+        assertThat(properties.storeProperty("user", "b")).isSameAs(properties);
+        assertThatThrownBy(() -> properties.storeProperty("url", "c")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("store property url was already set");
+    }
+
+    @Test
+    void settersReturnTheBuilderAndTheSmallestValuesAreAccepted() {
+        assertThat(b.retryAfterHint(Duration.ofMillis(1))).isSameAs(b);
+        assertThat(b.maxAsyncCalls(1)).isSameAs(b);
+        assertThatThrownBy(() -> IdempotencyEngine.builder().maxAsyncCalls(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1 but was 0");
+        assertThat(b.jsonCodec(JsonCodec.jackson2(new ObjectMapper()))).isSameAs(b);
+        b.build().close();
+    }
+
+    @Test
+    void aKeyProviderWithoutACurrentKeyFailsTheBuild() {
+        KeyProvider none = new KeyProvider() {
+            @Override
+            public KeyVersion current() {
+                return null;
+            }
+
+            @Override
+            public KeyVersion find(String id) {
+                return null;
+            }
+        };
+        assertThatThrownBy(() -> IdempotencyEngine.builder().store(MemoryIdempotencyStore.create())
+                .keyedFingerprints(none).build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("keyedFingerprints").hasMessageContaining("no current key");
+        assertThatThrownBy(() -> IdempotencyEngine.builder().store(MemoryIdempotencyStore.create())
+                .encryptOutcomes(none).build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("encryptOutcomes").hasMessageContaining("no current key");
+        assertThatThrownBy(() -> IdempotencyEngine.builder().store(MemoryIdempotencyStore.create())
+                .objectMapper(new ObjectMapper()).jsonCodec(JsonCodec.jackson2(new ObjectMapper())).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("both set");
     }
 }

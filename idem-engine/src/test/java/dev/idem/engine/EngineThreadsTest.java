@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -80,5 +81,48 @@ class EngineThreadsTest {
         assertThat(again.await(10, TimeUnit.SECONDS)).as("a task after the threads ended starts one").isTrue();
         pool.shutdown();
         assertThatThrownBy(() -> pool.execute(() -> { })).isInstanceOf(RejectedExecutionException.class);
+    }
+
+    @Test
+    void anIdleThreadStaysForTheNextTaskAndEndsPromptlyOnShutdown() throws Exception {
+        // A keep-alive of an hour: only the shutdown can end the idle thread within the test.
+        EngineThreads pool = new EngineThreads("test-", 1, 1, TimeUnit.HOURS);
+        AtomicReference<Thread> first = new AtomicReference<>();
+        AtomicReference<Thread> second = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        pool.execute(() -> {
+            first.set(Thread.currentThread());
+            ran.countDown();
+        });
+        assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+        CountDownLatch failedTaskDone = new CountDownLatch(1);
+        pool.execute(() -> {
+            failedTaskDone.countDown();
+            throw new IllegalStateException("a task's own failure");
+        });
+        CountDownLatch ranAgain = new CountDownLatch(1);
+        pool.execute(() -> {
+            second.set(Thread.currentThread());
+            ranAgain.countDown();
+        });
+        assertThat(failedTaskDone.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(ranAgain.await(10, TimeUnit.SECONDS)).as("a task that throws does not end the pool").isTrue();
+
+        Thread worker = first.get();
+        assertThat(second.get()).as("the idle thread took the next task").isSameAs(worker);
+        assertThat(worker.isDaemon()).as("the pool never keeps a JVM alive").isTrue();
+        assertThat(worker.getName()).startsWith("test-");
+        assertThat(pool.threads()).isEqualTo(1);
+
+        // Shut down only once the thread is parked idle, so that only the shutdown's wake-up can end it.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (worker.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(worker.getState()).as("parked idle").isEqualTo(Thread.State.TIMED_WAITING);
+        pool.shutdown();
+        worker.join(TimeUnit.SECONDS.toMillis(10));
+        assertThat(worker.isAlive()).as("woken by the shutdown, not by its keep-alive").isFalse();
+        assertThat(pool.threads()).isZero();
     }
 }
