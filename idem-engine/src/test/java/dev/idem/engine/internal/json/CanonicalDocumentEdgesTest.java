@@ -91,6 +91,9 @@ class CanonicalDocumentEdgesTest {
                 .isEqualTo("malformed request JSON: unescaped control character 0x00 in a string at byte 2");
         assertThat(message("[\"abcdefghijk\u0001lmnopqrstuvw\"]"))
                 .isEqualTo("malformed request JSON: unescaped control character 0x01 in a string at byte 13");
+        // Letters from 0x60 up already stop the eight-byte check by their high bits: these do not.
+        assertThat(message("[\"ABCDEFGHIJK\u0001LMNOPQRSTUVW\"]"))
+                .isEqualTo("malformed request JSON: unescaped control character 0x01 in a string at byte 13");
         assertThat(message("[\"abcdefghijklmnopq\tr\"]"))
                 .isEqualTo("malformed request JSON: unescaped control character 0x09 in a string at byte 19");
         assertThat(message("\"\\u0041")).isEqualTo("malformed request JSON: unterminated string at byte 7");
