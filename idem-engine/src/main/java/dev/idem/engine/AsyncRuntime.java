@@ -218,14 +218,6 @@ final class AsyncRuntime {
         return timer;
     }
 
-    /** Whether the executor is one the engine created (and so may describe). */
-    synchronized String describe() {
-        if (givenExecutor != null) {
-            return "the builder's executor " + givenExecutor;
-        }
-        return ownedExecutor == null ? "not created yet" : ownedExecutor.toString();
-    }
-
     private void checkOpen() {
         if (closed) {
             throw new IllegalStateException("the engine is closed");
