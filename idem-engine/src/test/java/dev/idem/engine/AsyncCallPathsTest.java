@@ -10,6 +10,8 @@ import dev.idem.api.store.RecordState;
 import dev.idem.api.store.StoredRecord;
 import dev.idem.api.time.Scheduler;
 import dev.idem.engine.IdempotencyEvent.Type;
+import dev.idem.engine.OutcomeUnreadableException.Reason;
+import dev.idem.engine.protection.KeyRing;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import dev.idem.store.tck.ManualScheduler;
 import dev.idem.testsupport.MutableClock;
@@ -33,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * ends is answered before the outcome is written; a completion is tried exactly
  * {@code completeAttempts} times, and not again after an interrupted pause; refusing executors never
  * lose an ending; a step after the work's stage completed is refused; a near-cache replay is
- * reported like a stored one. Deterministic: executors are queues this test runs on its own thread
+ * reported like a stored one; a record whose fingerprint secret is no longer provided is the
+ * blocking call's typed error, whether the key is in progress or completed. Deterministic: executors are queues this test runs on its own thread
  * (or inline), waits go through a {@link ManualScheduler} on the store's simulated clock, and a
  * second engine on the same store stands for the process that holds the key.
  */
@@ -352,6 +355,33 @@ class AsyncCallPathsTest {
             assertThat(store.claims.get()).as("served from the near cache").isEqualTo(claims);
             assertThat(events).extracting(IdempotencyEvent::type).containsExactly(Type.REPLAY);
             assertThat(runs).hasValue(1);
+        }
+    }
+
+    @Test
+    void aRecordKeyedUnderASecretNoLongerProvidedIsATypedErrorAndNothingRuns() {
+        IdempotencyKey completed = IdempotencyKey.of("tenant-1", "create-charge", "k-2");
+        try (IdempotencyEngine before = IdempotencyEngine.builder().store(memory).ticker(ClockTicker.of(clock))
+                .asyncExecutor(Runnable::run).leaseRenewalExecutor(Runnable::run).scheduler(holderTimer).lease(LEASE)
+                .keyedFingerprints(KeyRing.of(ProtectionFixture.secretKey("f1", 0x11))).build();
+                IdempotencyEngine after = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
+                        .asyncExecutor(Runnable::run).leaseRenewalExecutor(Runnable::run).scheduler(timer).lease(LEASE)
+                        .keyedFingerprints(KeyRing.of(ProtectionFixture.secretKey("f2", 0x22))).build()) {
+            before.executeAsync(KEY, "{}", String.class, ctx -> new CompletableFuture<>());
+            before.executeAsync(completed, "{}", String.class, ctx -> CompletableFuture.completedFuture("ch_2"));
+            assertThat(memory.find(KEY).map(StoredRecord::state)).contains(RecordState.IN_PROGRESS);
+            assertThat(memory.find(completed).map(StoredRecord::state)).contains(RecordState.COMPLETED);
+
+            for (IdempotencyKey k : new IdempotencyKey[] {KEY, completed}) {
+                CompletableFuture<Result<String>> answer = after.executeAsync(k, "{}", String.class, counted("x"));
+                assertThat(failureOf(answer)).as("%s", k).isInstanceOfSatisfying(OutcomeUnreadableException.class,
+                        e -> {
+                            assertThat(e.reason()).isEqualTo(Reason.KEY_MISSING);
+                            assertThat(e.keyId()).isEqualTo("f1");
+                        });
+            }
+            assertThat(runs).hasValue(0);
+            assertThat(after.parts.async().inFlight()).isZero();
         }
     }
 }

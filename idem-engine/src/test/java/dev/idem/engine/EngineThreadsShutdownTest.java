@@ -14,9 +14,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The engine's own pool at its ends: a shutdown lets a busy thread run every task handed in before
- * it (an answer of a store call queued there must not be dropped) and then end, and a task that
- * throws reaches its thread's uncaught-exception handler instead of vanishing, while the thread
- * goes on to the next task. Every wait is bounded.
+ * it (an answer of a store call queued there must not be dropped) and then end; a thread idle for
+ * its keep-alive really ends (not only its count), so an engine that stopped making asynchronous
+ * calls holds no thread; and a task that throws reaches its thread's uncaught-exception handler
+ * instead of vanishing, while the thread goes on to the next task. Every wait is bounded.
  */
 @Timeout(60)
 class EngineThreadsShutdownTest {
@@ -50,6 +51,25 @@ class EngineThreadsShutdownTest {
         assertThat(worker.get().isAlive()).as("the thread ends once the queue is empty").isFalse();
         assertThat(ran).as("every task handed in before the shutdown ran").hasValue(3);
         assertThat(pool.threads()).isZero();
+    }
+
+    @Test
+    void aThreadIdleForItsKeepAliveEnds() throws Exception {
+        EngineThreads pool = new EngineThreads("test-", 2, 1, TimeUnit.MILLISECONDS);
+        try {
+            CompletableFuture<Thread> ran = new CompletableFuture<>();
+            pool.execute(() -> ran.complete(Thread.currentThread()));
+            Thread worker = ran.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            worker.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            assertThat(worker.isAlive()).as("ended after its keep-alive").isFalse();
+            assertThat(pool.threads()).isZero();
+            CompletableFuture<Thread> again = new CompletableFuture<>();
+            pool.execute(() -> again.complete(Thread.currentThread()));
+            assertThat(again.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("a new thread for the next task")
+                    .isNotSameAs(worker);
+        } finally {
+            pool.shutdown();
+        }
     }
 
     @Test
