@@ -25,6 +25,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,6 +52,15 @@ class AsyncCallPathsTest {
     private final ManualScheduler holderTimer = new ManualScheduler(ClockTicker.of(clock));
     private final Tasks executor = new Tasks();
     private final AtomicInteger runs = new AtomicInteger();
+    /** The other process's engine, once {@link #holdTheKey()} made it. */
+    private IdempotencyEngine holder;
+
+    @AfterEach
+    void closeHolder() {
+        if (holder != null) {
+            holder.close();
+        }
+    }
 
     /** An executor whose tasks wait until the test runs them (one, or all), or that refuses them. */
     static final class Tasks implements Executor {
@@ -93,13 +103,12 @@ class AsyncCallPathsTest {
     }
 
     /** Another process's engine on the same store, holding {@link #KEY} with work that never ends. */
-    private IdempotencyEngine holdingTheKey() {
-        IdempotencyEngine holder = IdempotencyEngine.builder().store(memory).ticker(ClockTicker.of(clock))
+    private void holdTheKey() {
+        holder = IdempotencyEngine.builder().store(memory).ticker(ClockTicker.of(clock))
                 .asyncExecutor(Runnable::run).leaseRenewalExecutor(Runnable::run).scheduler(holderTimer).lease(LEASE)
                 .build();
         holder.executeAsync(KEY, "{}", String.class, ctx -> new CompletableFuture<>());
         assertThat(memory.find(KEY).map(StoredRecord::state)).contains(RecordState.IN_PROGRESS);
-        return holder;
     }
 
     /** This engine, whose callers of a key in progress wait up to 20 s. */
@@ -129,7 +138,8 @@ class AsyncCallPathsTest {
 
     @Test
     void aCallerThatCancelsAsItsPollFallsDueClaimsNothingAndGetsItsSlotBack() {
-        try (IdempotencyEngine holder = holdingTheKey(); IdempotencyEngine engine = waiting().build()) {
+        holdTheKey();
+        try (IdempotencyEngine engine = waiting().build()) {
             CompletableFuture<Result<String>> waiter = engine.executeAsync(KEY, "{}", String.class, counted("x"));
             executor.runAll();
             assertThat(timer.pending()).as("its next poll").isEqualTo(1);
@@ -149,7 +159,8 @@ class AsyncCallPathsTest {
 
     @Test
     void aCallerThatCancelsWhileItsNextPollIsInTheStoreStopsWhenTheKeyIsStillInProgress() {
-        try (IdempotencyEngine holder = holdingTheKey(); IdempotencyEngine engine = waiting().build()) {
+        holdTheKey();
+        try (IdempotencyEngine engine = waiting().build()) {
             CompletableFuture<Result<String>> waiter = engine.executeAsync(KEY, "{}", String.class, counted("x"));
             executor.runAll();
             clock.advance(Duration.ofSeconds(1));
@@ -170,7 +181,8 @@ class AsyncCallPathsTest {
 
     @Test
     void aCallerThatCancelsWhileItsPollIsBeingScheduledLeavesNothingOnTheTimer() {
-        try (IdempotencyEngine holder = holdingTheKey(); IdempotencyEngine engine = waiting().build()) {
+        holdTheKey();
+        try (IdempotencyEngine engine = waiting().build()) {
             CompletableFuture<Result<String>> waiter = engine.executeAsync(KEY, "{}", String.class, counted("x"));
             executor.run(0);
             assertThat(executor.queued()).as("the scheduling of its next poll").isEqualTo(1);
@@ -185,7 +197,8 @@ class AsyncCallPathsTest {
     @Test
     void cancellingAWaitingCallTakesItsPollOffTheTimer() {
         executor.inline = true;
-        try (IdempotencyEngine holder = holdingTheKey(); IdempotencyEngine engine = waiting().build()) {
+        holdTheKey();
+        try (IdempotencyEngine engine = waiting().build()) {
             CompletableFuture<Result<String>> waiter = engine.executeAsync(KEY, "{}", String.class, counted("x"));
             assertThat(timer.pending()).isEqualTo(1);
             waiter.cancel(true);
@@ -198,7 +211,8 @@ class AsyncCallPathsTest {
     void aSchedulerThatCannotWaitIsTheBlockingCallsConflict() {
         RejectedExecutionException down = new RejectedExecutionException("timer shut down");
         executor.inline = true;
-        try (IdempotencyEngine holder = holdingTheKey(); IdempotencyEngine engine = waiting((d, task) -> {
+        holdTheKey();
+        try (IdempotencyEngine engine = waiting((d, task) -> {
             throw down;
         }).build()) {
             CompletableFuture<Result<String>> waiter = engine.executeAsync(KEY, "{}", String.class, counted("x"));
@@ -211,7 +225,8 @@ class AsyncCallPathsTest {
 
     @Test
     void aSharedPollWhoseClaimFailsAnswersEveryWaiterOfIt() {
-        try (IdempotencyEngine holder = holdingTheKey(); IdempotencyEngine engine = waiting().build()) {
+        holdTheKey();
+        try (IdempotencyEngine engine = waiting().build()) {
             CompletableFuture<Result<String>> first = engine.executeAsync(KEY, "{}", String.class, counted("x"));
             executor.runAll();
             CompletableFuture<Result<String>> second = engine.executeAsync(KEY, "{}", String.class, counted("y"));

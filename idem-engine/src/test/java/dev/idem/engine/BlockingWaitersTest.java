@@ -47,19 +47,24 @@ class BlockingWaitersTest {
     private final ExecutorService callers = Executors.newFixedThreadPool(2);
     private final List<Long> sleeps = Collections.synchronizedList(new ArrayList<>());
 
+    /** The other process's engine, once {@link #holdTheKey()} made it. */
+    private IdempotencyEngine holder;
+
     @AfterEach
     void stop() {
         callers.shutdownNow();
+        if (holder != null) {
+            holder.close();
+        }
     }
 
     /** Another process's engine on the same store, holding {@link #KEY} with work that never ends. */
-    private IdempotencyEngine holdingTheKey() {
-        IdempotencyEngine holder = IdempotencyEngine.builder().store(memory).ticker(ClockTicker.of(clock))
+    private void holdTheKey() {
+        holder = IdempotencyEngine.builder().store(memory).ticker(ClockTicker.of(clock))
                 .asyncExecutor(Runnable::run).leaseRenewalExecutor(Runnable::run)
                 .scheduler(new ManualScheduler(ClockTicker.of(clock))).lease(LEASE).build();
         holder.executeAsync(KEY, "{}", String.class, ctx -> new CompletableFuture<>());
         assertThat(memory.find(KEY).map(StoredRecord::state)).contains(RecordState.IN_PROGRESS);
-        return holder;
     }
 
     /** A store whose second claim waits at a gate (and then fails) until the test opens it. */
@@ -109,7 +114,8 @@ class BlockingWaitersTest {
     @Test
     void aSharedPollWhoseClaimFailsAnswersTheBlockingWaiterOfItToo() throws Exception {
         GatedClaims store = new GatedClaims(memory);
-        try (IdempotencyEngine holder = holdingTheKey(); IdempotencyEngine engine = waiting(store)) {
+        holdTheKey();
+        try (IdempotencyEngine engine = waiting(store)) {
             Future<Throwable> issuer = callers.submit(() -> catchThrowable(() ->
                     engine.execute(KEY, "{}", String.class, ctx -> "x")));
             assertThat(store.atGate.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("its second poll is in the store").isTrue();
@@ -131,7 +137,8 @@ class BlockingWaitersTest {
     @Test
     void aBlockingWaiterInterruptedWhileItWaitsForAnotherCallersPollGets409AndKeepsTheInterrupt() throws Exception {
         GatedClaims store = new GatedClaims(memory);
-        try (IdempotencyEngine holder = holdingTheKey(); IdempotencyEngine engine = waiting(store)) {
+        holdTheKey();
+        try (IdempotencyEngine engine = waiting(store)) {
             Future<Throwable> issuer = callers.submit(() -> catchThrowable(() ->
                     engine.execute(KEY, "{}", String.class, ctx -> "x")));
             assertThat(store.atGate.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
