@@ -85,6 +85,15 @@ public class FingerprintBenchmark {
         return CanonicalJson.canonicalize(json);
     }
 
+    /**
+     * Public API: the canonical UTF-8 of the text, without making a {@code String} of it: with
+     * {@link #canonicalText}, what the decode of the canonical UTF-8 into a {@code String} costs.
+     */
+    @Benchmark
+    public byte[] canonicalTextUtf8() {
+        return CanonicalJson.canonicalizeToUtf8(json);
+    }
+
     /** Baseline for {@link #canonicalText}: Jackson parses the text to a tree and writes it back as text. */
     @Benchmark
     public String jacksonText() throws IOException {

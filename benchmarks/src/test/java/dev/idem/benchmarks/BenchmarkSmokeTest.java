@@ -148,6 +148,7 @@ class BenchmarkSmokeTest {
         assertThat(dev.idem.engine.CanonicalJson.canonicalize(b.jacksonText())).isEqualTo(canonical)
                 .isEqualTo(dev.idem.engine.CanonicalJson.canonicalize(document))
                 .isEqualTo(dev.idem.engine.CanonicalJson.canonicalize(canonical));
+        assertThat(new String(b.canonicalTextUtf8(), StandardCharsets.UTF_8)).isEqualTo(canonical);
     }
 
     @Test
