@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Timeout;
  * with encryption on the envelope's largest overhead is counted in, so a sealed journal never
  * reaches the store over the limit. Also what a work sees when an interrupted step cannot be
  * settled: a reconciler's checked exception reaches the work as itself and stops the execution,
- * and a step renamed while keys are in flight is refused naming its position.
+ * and a step renamed, or run as another kind of step, while keys are in flight is refused naming
+ * its position.
  */
 @Timeout(60)
 class StepLimitsAndFailuresTest {
@@ -165,5 +166,16 @@ class StepLimitsAndFailuresTest {
                 () -> "r") + ctx.atMostOnceStep("send", String.class, () -> "w", s -> Reconciliation.didNotHappen())))
                 .isInstanceOf(StepMismatchException.class)
                 .hasMessageContaining("step 2 of transfer is 'send' but the key's journal recorded 'wire' there");
+    }
+
+    @Test
+    void aStepThatChangedKindWhileItsKeyIsInFlightIsRefusedNamingItsPosition() {
+        IdempotencyKey k = interruptedWire("changed");
+        IdempotencyEngine second = IdempotencyEngine.builder().store(store).ticker(ClockTicker.of(clock))
+                .lease(LEASE).build();
+        assertThatThrownBy(() -> second.execute(k, "{}", String.class, ctx -> ctx.step("reserve", String.class,
+                () -> "r") + ctx.step("wire", String.class, () -> "w")))
+                .isInstanceOf(StepMismatchException.class)
+                .hasMessageContaining("step 2 of transfer, 'wire', was started as an at-most-once step by attempt 1");
     }
 }

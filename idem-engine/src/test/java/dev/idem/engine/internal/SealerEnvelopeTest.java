@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.crypto.Cipher;
 import javax.crypto.Mac;
 import javax.crypto.spec.GCMParameterSpec;
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * wrote, and this one reads an envelope built by hand from the format), every way an envelope is
  * cut, lengthened or altered is refused with the reason an operator needs (truncated, tampered,
  * key missing), an empty outcome seals, and a reader that meets records of several key versions
- * and many data keys, interleaved, opens each under its own key.
+ * and many data keys, interleaved, opens each under its own key, also on a thread that never
+ * read a record before.
  */
 class SealerEnvelopeTest {
     private static final byte[] SECRET = bytes(7, 32);
@@ -219,6 +221,26 @@ class SealerEnvelopeTest {
         assertThat(reasonOf(() -> impostor.open(Sealer.Part.OUTCOME, KEY, FP, sealed.get(0))))
                 .isEqualTo(Reason.WRONG_KEY);
         assertThat(reader.open(Sealer.Part.OUTCOME, KEY, FP, sealed.get(0))).isEqualTo(plain.get(0));
+    }
+
+    @Test
+    void everyReadMayBeItsThreadsFirst() throws Exception {
+        // A virtual thread per task reads each record on a thread that never read one before.
+        byte[] sealed = sealer.seal(Sealer.Part.OUTCOME, KEY, FP, PLAIN);
+        for (int i = 0; i < 3; i++) {
+            Sealer reader = i == 0 ? sealer : new Sealer(KeyRing.of(K2, K1), false);
+            AtomicReference<Object> read = new AtomicReference<>();
+            Thread fresh = new Thread(() -> {
+                try {
+                    read.set(reader.open(Sealer.Part.OUTCOME, KEY, FP, sealed));
+                } catch (RuntimeException e) {
+                    read.set(e);
+                }
+            });
+            fresh.start();
+            fresh.join(10_000);
+            assertThat(read.get()).isEqualTo(PLAIN);
+        }
     }
 
     @Test
