@@ -1,36 +1,22 @@
 package dev.idem.benchmarks;
 
-import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.benchmarks.internal.DelayingProxy;
 import dev.idem.benchmarks.internal.LatencyHistogram;
 import dev.idem.benchmarks.internal.Servers;
-import dev.idem.engine.IdempotencyEngine;
-import dev.idem.engine.Result;
 import dev.idem.store.redis.RedisIdempotencyStore;
 import dev.idem.store.redis.lettuce.LettuceScriptClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
-import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -84,14 +70,8 @@ public class AsyncTailBenchmark {
     private boolean redisAcquired;
     private DelayingProxy proxy;
     private RedisClient lettuce;
-    private IdempotencyEngine engine;
-    private ExecutorService pool;
-    private String scope;
-    private final AtomicLong sequence = new AtomicLong();
-    private final LatencyHistogram latencies = new LatencyHistogram();
+    private InFlightBatch batch;
     private volatile int idleThreads;
-    private volatile int peakThreads;
-    private volatile String peakBreakdown = "";
 
     /** Starts Redis, the proxy in front of it, Lettuce through the proxy and the engine. */
     @Setup(Level.Trial)
@@ -106,16 +86,9 @@ public class AsyncTailBenchmark {
             if (store.nonBlocking().isEmpty()) {
                 throw new IllegalStateException("the Lettuce store has no non-blocking form");
             }
-            AtomicInteger n = new AtomicInteger();
-            pool = Executors.newFixedThreadPool(poolThreads, r -> {
-                Thread t = new Thread(r, "bench-engine-pool-" + n.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-            });
-            engine = IdempotencyEngine.builder().store(store).lease(StoreBenchmark.LEASE).ttl(StoreBenchmark.TTL)
-                    .asyncExecutor(pool).maxAsyncCalls(Math.max(IdempotencyEngine.DEFAULT_MAX_ASYNC_CALLS, calls))
-                    .build();
-            scope = "bench-tail-" + UUID.randomUUID();
+            // The proxy's threads stand for the network: never counted.
+            batch = new InFlightBatch(store, poolThreads, calls,
+                    name -> !name.startsWith(DelayingProxy.THREAD_PREFIX), AsyncTailBenchmark::kind);
         } catch (IOException | RuntimeException e) {
             tearDown();
             throw e;
@@ -141,8 +114,7 @@ public class AsyncTailBenchmark {
                 throw new UncheckedIOException(e);
             }
         }
-        latencies.clear();
-        peakThreads = 0;
+        batch.clear();
     }
 
     /** What the last invocations measured, on one line. */
@@ -152,24 +124,22 @@ public class AsyncTailBenchmark {
 
     /** The p50 of the last invocations, in nanoseconds. */
     long p50Nanos() {
-        return latencies.quantile(0.5);
+        return batch.latencies().quantile(0.5);
     }
 
     private String summaryLine() {
+        LatencyHistogram latencies = batch.latencies();
         return String.format(Locale.ROOT, "asynctail pool=%d calls=%d measured=%d delay=%dms p50=%.1fms p99=%.1fms"
                 + " p999=%.1fms threadsBefore=%d peakThreads=%d (%s)", poolThreads, calls, latencies.count(),
                 STORE_DELAY.toMillis(), latencies.quantile(0.5) / 1e6, latencies.quantile(0.99) / 1e6,
-                latencies.quantile(0.999) / 1e6, idleThreads, peakThreads, peakBreakdown);
+                latencies.quantile(0.999) / 1e6, idleThreads, batch.peakThreads(), batch.peakBreakdown());
     }
 
     /** Closes the engine, its pool, Lettuce, the proxy and Redis. */
     @TearDown(Level.Trial)
     public void tearDown() {
-        if (engine != null) {
-            engine.close();
-        }
-        if (pool != null) {
-            pool.shutdownNow();
+        if (batch != null) {
+            batch.close();
         }
         if (lettuce != null) {
             lettuce.shutdown();
@@ -191,84 +161,14 @@ public class AsyncTailBenchmark {
      */
     @Benchmark
     public int inFlight() throws Exception {
-        long base = sequence.getAndAdd(calls);
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        idleThreads = platformThreads(threads);
-        List<CompletableFuture<Result<Receipt>>> answers = new ArrayList<>(calls);
-        AtomicInteger pending = new AtomicInteger(calls);
-        Thread sampler = new Thread(() -> sample(threads, pending), "bench-thread-sampler");
-        sampler.setDaemon(true);
-        sampler.start();
-        for (int i = 0; i < calls; i++) {
-            long started = System.nanoTime();
-            CompletableFuture<Result<Receipt>> answer = engine.executeAsync(
-                    IdempotencyKey.of(scope, StoreBenchmark.OPERATION, "k" + (base + i)),
-                    Documents.PAYMENT, Receipt.class, ctx -> CompletableFuture.completedFuture(Receipt.OK));
-            answer.whenComplete((r, e) -> {
-                long took = System.nanoTime() - started;
-                synchronized (latencies) {
-                    latencies.record(took);
-                }
-                pending.decrementAndGet();
-            });
-            answers.add(answer);
-        }
-        int stored = 0;
-        for (CompletableFuture<Result<Receipt>> a : answers) {
-            stored += a.get(10, TimeUnit.MINUTES).stored() ? 1 : 0;
-        }
-        sampler.join(TimeUnit.SECONDS.toMillis(10));
-        return stored;
+        idleThreads = batch.liveThreads();
+        return batch.run(calls);
     }
 
-    // The sampler's own thread is left out too: it is the measurement's, not the calls'.
-    private static boolean counted(String name) {
-        return !name.startsWith(DelayingProxy.THREAD_PREFIX) && !name.equals("bench-thread-sampler");
-    }
-
-    private static int platformThreads(ThreadMXBean threads) {
-        int n = 0;
-        for (ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
-            if (t != null && counted(t.getThreadName())) {
-                n++;
-            }
+    private static String kind(String thread) {
+        if (thread.startsWith("lettuce-") || thread.contains("EventLoop")) {
+            return "client I/O";
         }
-        return n;
-    }
-
-    /** Samples the live platform threads every 10 ms while calls are pending; keeps the peak and its breakdown. */
-    private void sample(ThreadMXBean threads, AtomicInteger pending) {
-        while (pending.get() > 0) {
-            int live = platformThreads(threads);
-            if (live > peakThreads) {
-                peakThreads = live;
-                peakBreakdown = breakdown(threads);
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                return;
-            }
-        }
-    }
-
-    private static String breakdown(ThreadMXBean threads) {
-        int io = 0;
-        int engine = 0;
-        int other = 0;
-        for (ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
-            if (t == null || !counted(t.getThreadName())) {
-                continue;
-            }
-            String name = t.getThreadName();
-            if (name.startsWith("lettuce-") || name.contains("EventLoop")) {
-                io++;
-            } else if (name.startsWith("bench-engine-pool-") || name.startsWith("idem-")) {
-                engine++;
-            } else {
-                other++;
-            }
-        }
-        return "client I/O " + io + ", engine " + engine + ", other " + other;
+        return thread.startsWith(InFlightBatch.POOL_THREAD) || thread.startsWith("idem-") ? "engine" : "other";
     }
 }

@@ -1,15 +1,9 @@
 package dev.idem.benchmarks;
 
-import dev.idem.api.IdempotencyKey;
-import dev.idem.benchmarks.internal.Environment;
-import dev.idem.benchmarks.internal.TripCounter;
-import dev.idem.engine.IdempotencyEngine;
 import dev.idem.engine.Reconciliation;
 import dev.idem.engine.Result;
 import dev.idem.engine.Work;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -17,10 +11,6 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -32,13 +22,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * never runs on a first execution. The step bodies cost nothing and return a short id. Average time
  * per call.
  */
-@State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
-public class AtMostOnceStepBenchmark {
+public class AtMostOnceStepBenchmark extends FirstExecutionState {
     private static final Work<Receipt> PLAIN_STEP = ctx -> {
         ctx.step("charge", String.class, () -> "ch_1");
         return Receipt.OK;
@@ -53,27 +42,9 @@ public class AtMostOnceStepBenchmark {
     @Param({"MEMORY", "POSTGRES", "REDIS"})
     public Backend backend;
 
-    /** Whether to count round trips (the smoke test does; timing runs do not, it adds overhead). */
-    boolean countTrips;
-
-    private Environment env;
-    private IdempotencyEngine engine;
-    private String scope;
-    private final AtomicLong sequence = new AtomicLong();
-
-    /** Starts the backend and builds the engine. */
-    @Setup
-    public void setUp() {
-        env = Environment.open(backend, StoreBenchmark.LEASE, StoreBenchmark.TTL, countTrips);
-        engine = IdempotencyEngine.builder().store(env.store()).lease(StoreBenchmark.LEASE)
-                .ttl(StoreBenchmark.TTL).build();
-        scope = "at-most-once-" + UUID.randomUUID();
-    }
-
-    /** Closes the clients (the servers go with the JVM). */
-    @TearDown
-    public void tearDown() {
-        env.close();
+    @Override
+    protected Backend backend() {
+        return backend;
     }
 
     /**
@@ -95,18 +66,5 @@ public class AtMostOnceStepBenchmark {
     @Benchmark
     public Result<Receipt> atMostOnceStep() {
         return engine.execute(next(), Documents.PAYMENT, Receipt.class, AT_MOST_ONCE_STEP);
-    }
-
-    /** Round trips so far, when counting. */
-    long trips() {
-        TripCounter counter = env.trips();
-        if (counter == null) {
-            throw new IllegalStateException("set countTrips before setUp to count round trips");
-        }
-        return counter.total();
-    }
-
-    private IdempotencyKey next() {
-        return IdempotencyKey.of(scope, StoreBenchmark.OPERATION, "k" + sequence.incrementAndGet());
     }
 }

@@ -309,23 +309,8 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
         if (size > parts.maxOutcomeBytes()) {
             throw tooLarge(name, size);
         }
-        byte[] stored = seal(name, next);
-        synchronized (this) {
-            checkpointed = true;
-        }
-        boolean saved;
-        try {
-            saved = checkpointWithRetries(stored);
-        } catch (IllegalArgumentException e) {
-            throw tooLarge(name, stored.length);
-        }
-        if (!saved) {
-            // Taken over: a stale worker never starts the step.
-            throw stop(new LeaseLostException(stepKey, token));
-        }
-        synchronized (this) {
-            journal = next;
-        }
+        // Taken over: a stale worker never starts the step.
+        save(name, next);
     }
 
     /**
@@ -454,7 +439,15 @@ abstract class StepContext implements ExecutionContext, Heartbeat.Lease {
     }
 
     private void record(String name, Object value) {
-        StepJournal next = next(name, encode(name, value));
+        save(name, next(name, encode(name, value)));
+    }
+
+    /**
+     * Writes {@code next} as this execution's journal with its fencing token; only once the store
+     * took it does it become the journal later steps build on. A refused write means the key was
+     * taken over, and this execution runs no further step.
+     */
+    private void save(String name, StepJournal next) {
         byte[] stored = seal(name, next);
         synchronized (this) {
             checkpointed = true;
