@@ -153,19 +153,9 @@ final class AsyncRuntime {
         return r;
     }
 
+    /** The timer of waiting callers' polls: the builder's scheduler, else the one made with this runtime. */
     Scheduler scheduler() {
-        Scheduler s = scheduler;
-        if (s == null) {
-            synchronized (this) {
-                checkOpen();
-                if (scheduler == null) {
-                    ownedTimer = timer("idem-async-timer-");
-                    scheduler = Scheduler.of(ownedTimer);
-                }
-                s = scheduler;
-            }
-        }
-        return s;
+        return open(scheduler);
     }
 
     /**
@@ -193,21 +183,18 @@ final class AsyncRuntime {
      * the timer of waiting callers' polls, so a beat never falls due behind thousands of them.
      */
     Scheduler renewalTimer() {
-        if (givenScheduler != null) {
-            return givenScheduler;
+        return givenScheduler != null ? givenScheduler : open(renewalTimer);
+    }
+
+    /**
+     * A timer made with this runtime (both are made in the constructor, on the builder's thread):
+     * null only once {@link #close()} dropped it.
+     */
+    private static Scheduler open(Scheduler timer) {
+        if (timer == null) {
+            throw new IllegalStateException("the engine is closed");
         }
-        Scheduler s = renewalTimer;
-        if (s == null) {
-            synchronized (this) {
-                checkOpen();
-                if (renewalTimer == null) {
-                    ownedRenewalTimer = timer("idem-lease-timer-");
-                    renewalTimer = Scheduler.of(ownedRenewalTimer);
-                }
-                s = renewalTimer;
-            }
-        }
-        return s;
+        return timer;
     }
 
     private static ScheduledThreadPoolExecutor timer(String prefix) {
@@ -216,14 +203,6 @@ final class AsyncRuntime {
         timer.setKeepAliveTime(10, TimeUnit.SECONDS);
         timer.allowCoreThreadTimeOut(true);
         return timer;
-    }
-
-    /** Whether the executor is one the engine created (and so may describe). */
-    synchronized String describe() {
-        if (givenExecutor != null) {
-            return "the builder's executor " + givenExecutor;
-        }
-        return ownedExecutor == null ? "not created yet" : ownedExecutor.toString();
     }
 
     private void checkOpen() {

@@ -74,10 +74,6 @@ final class SharedPolls {
             return answered;
         }
 
-        boolean failed() {
-            return answered && failure != null;
-        }
-
         boolean foundInProgress() {
             return answered && result != null && result.record().state() == RecordState.IN_PROGRESS;
         }
@@ -225,10 +221,11 @@ final class SharedPolls {
         return polls.size();
     }
 
+    /**
+     * Whether the answer is younger than its key's poll interval. A failed poll is never looked at
+     * here: {@link Ticket#fail} takes it out of the map before it is answered.
+     */
     private boolean fresh(Poll poll) {
-        if (poll.failed()) {
-            return false;
-        }
         return ticker.read() - poll.answeredAt < PollSchedule.intervalNanos(poll.streak);
     }
 

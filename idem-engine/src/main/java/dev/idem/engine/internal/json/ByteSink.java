@@ -20,10 +20,6 @@ final class ByteSink {
         buf[size++] = (byte) b;
     }
 
-    void write(byte[] bytes) {
-        write(bytes, 0, bytes.length);
-    }
-
     void write(byte[] bytes, int off, int len) {
         ensure(len);
         System.arraycopy(bytes, off, buf, size, len);
@@ -76,8 +72,8 @@ final class ByteSink {
                 if (!Character.isHighSurrogate(c) || i + 1 >= end || !Character.isLowSurrogate(chars[i + 1])) {
                     return i - off;
                 }
+                // Two chars had six bytes of the room made above; their code point takes four.
                 int cp = Character.toCodePoint(c, chars[++i]);
-                ensure(4 + (end - i) * 3);
                 buf[size++] = (byte) (0xF0 | (cp >> 18));
                 buf[size++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
                 buf[size++] = (byte) (0x80 | ((cp >> 6) & 0x3F));

@@ -134,10 +134,8 @@ public final class PointerSet {
                 return false;
             }
             v /= 10;
-            if (v == 0 && at > 0) {
-                return false;
-            }
         }
+        // Digits left once v is 0 fail above: the first of several is never '0'.
         return v == 0;
     }
 
