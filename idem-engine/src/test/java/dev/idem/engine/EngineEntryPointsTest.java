@@ -6,20 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.api.IdempotencyKey;
-import dev.idem.api.store.ClaimResult;
-import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
-import dev.idem.api.store.NonBlockingStore;
-import dev.idem.api.store.StoredRecord;
 import dev.idem.engine.protection.OutcomeFilter;
 import dev.idem.store.memory.MemoryIdempotencyStore;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -84,10 +76,12 @@ class EngineEntryPointsTest {
 
     @Test
     void aNonBlockingFormWithoutRoomForACallIsRefusedAtBuild() throws Exception {
-        assertThatThrownBy(() -> IdempotencyEngine.builder().store(new WithForm(0)).build())
+        assertThatThrownBy(() -> IdempotencyEngine.builder()
+                .store(new CompletedForm(MemoryIdempotencyStore.create(), 0)).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxCallsInFlight() must be positive but was 0");
-        try (IdempotencyEngine engine = IdempotencyEngine.builder().store(new WithForm(1)).build()) {
+        try (IdempotencyEngine engine = IdempotencyEngine.builder()
+                .store(new CompletedForm(MemoryIdempotencyStore.create(), 1)).build()) {
             assertThat(engine.callAsync(KEY, "{}", String.class, ctx -> CompletableFuture.completedFuture("one"))
                     .get(10, TimeUnit.SECONDS)).isEqualTo("one");
         }
@@ -100,59 +94,5 @@ class EngineEntryPointsTest {
         OutcomeFilter filter = OutcomeFilter.removing("/card");
         assertThatThrownBy(() -> CallOptions.builder().outcomeFilter(filter).outcomeFilter(filter))
                 .isInstanceOf(IllegalStateException.class).hasMessage("outcomeFilter was already set");
-    }
-
-    /** The memory store with a non-blocking form of the given width (each operation completed at once). */
-    private static final class WithForm extends ForwardingIdempotencyStore {
-        private final int width;
-
-        WithForm(int width) {
-            super(MemoryIdempotencyStore.create());
-            this.width = width;
-        }
-
-        @Override
-        public Optional<NonBlockingStore> nonBlocking() {
-            IdempotencyStore s = delegate();
-            return Optional.of(new NonBlockingStore() {
-                @Override
-                public CompletionStage<ClaimResult> claim(IdempotencyKey key, byte[] fingerprint, long fencingToken,
-                        Duration lease, Duration ttl) {
-                    return CompletableFuture.completedFuture(s.claim(key, fingerprint, fencingToken, lease, ttl));
-                }
-
-                @Override
-                public CompletionStage<Boolean> complete(IdempotencyKey key, long fencingToken, byte[] outcome,
-                        Duration ttl) {
-                    return CompletableFuture.completedFuture(s.complete(key, fencingToken, outcome, ttl));
-                }
-
-                @Override
-                public CompletionStage<Boolean> release(IdempotencyKey key, long fencingToken) {
-                    return CompletableFuture.completedFuture(s.release(key, fencingToken));
-                }
-
-                @Override
-                public CompletionStage<Boolean> checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-                    return CompletableFuture.completedFuture(s.checkpoint(key, fencingToken, journal));
-                }
-
-                @Override
-                public CompletionStage<Optional<Instant>> extendLease(IdempotencyKey key, long fencingToken,
-                        Duration lease) {
-                    return CompletableFuture.completedFuture(s.extendLease(key, fencingToken, lease));
-                }
-
-                @Override
-                public CompletionStage<Optional<StoredRecord>> find(IdempotencyKey key) {
-                    return CompletableFuture.completedFuture(s.find(key));
-                }
-
-                @Override
-                public int maxCallsInFlight() {
-                    return width;
-                }
-            });
-        }
     }
 }

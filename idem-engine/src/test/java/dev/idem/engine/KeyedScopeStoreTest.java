@@ -5,19 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.api.IdempotencyKey;
 import dev.idem.api.store.ClaimResult;
-import dev.idem.api.store.ForwardingIdempotencyStore;
 import dev.idem.api.store.IdempotencyStore;
 import dev.idem.api.store.NonBlockingStore;
-import dev.idem.api.store.StoredRecord;
 import dev.idem.engine.protection.KeyVersion;
 import dev.idem.engine.protection.KeyedScopeStore;
 import dev.idem.store.memory.MemoryIdempotencyStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -59,7 +53,7 @@ class KeyedScopeStoreTest {
 
     @Test
     void theNonBlockingFormIsKeyedAlike() throws Exception {
-        KeyedScopeStore withForm = KeyedScopeStore.over(new Forms(backend), SECRET);
+        KeyedScopeStore withForm = KeyedScopeStore.over(new CompletedForm(backend), SECRET);
         NonBlockingStore form = withForm.nonBlocking().orElseThrow();
         ClaimResult claimed = form.claim(KEY, new byte[] {1}, 7, Duration.ofMinutes(1), Duration.ofHours(1))
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -90,51 +84,5 @@ class KeyedScopeStoreTest {
                     .isInstanceOf(ForeignStoreWorkException.class);
         }
         assertThat(backend.find(keyed.stored(KEY))).isEmpty();
-    }
-
-    /** The memory store with a non-blocking form (each operation, completed at once). */
-    private static final class Forms extends ForwardingIdempotencyStore {
-        Forms(IdempotencyStore delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public Optional<NonBlockingStore> nonBlocking() {
-            IdempotencyStore s = delegate();
-            return Optional.of(new NonBlockingStore() {
-                @Override
-                public CompletionStage<ClaimResult> claim(IdempotencyKey key, byte[] fingerprint, long fencingToken,
-                        Duration lease, Duration ttl) {
-                    return CompletableFuture.completedFuture(s.claim(key, fingerprint, fencingToken, lease, ttl));
-                }
-
-                @Override
-                public CompletionStage<Boolean> complete(IdempotencyKey key, long fencingToken, byte[] outcome,
-                        Duration ttl) {
-                    return CompletableFuture.completedFuture(s.complete(key, fencingToken, outcome, ttl));
-                }
-
-                @Override
-                public CompletionStage<Boolean> release(IdempotencyKey key, long fencingToken) {
-                    return CompletableFuture.completedFuture(s.release(key, fencingToken));
-                }
-
-                @Override
-                public CompletionStage<Boolean> checkpoint(IdempotencyKey key, long fencingToken, byte[] journal) {
-                    return CompletableFuture.completedFuture(s.checkpoint(key, fencingToken, journal));
-                }
-
-                @Override
-                public CompletionStage<Optional<Instant>> extendLease(IdempotencyKey key, long fencingToken,
-                        Duration lease) {
-                    return CompletableFuture.completedFuture(s.extendLease(key, fencingToken, lease));
-                }
-
-                @Override
-                public CompletionStage<Optional<StoredRecord>> find(IdempotencyKey key) {
-                    return CompletableFuture.completedFuture(s.find(key));
-                }
-            });
-        }
     }
 }
